@@ -1,0 +1,26 @@
+# Cairn build and test entry points.
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
+
+.PHONY: build run test test-sqlite test-postgres test-mysql bench
+
+build:
+	go build -o bin/cairn ./cmd/cairn
+
+run:
+	go run ./cmd/cairn serve
+
+# test runs everything on SQLite, then the database-backed suites on PostgreSQL and MariaDB.
+test: test-sqlite test-postgres test-mysql
+
+test-sqlite:
+	go test -count=1 -timeout 30m ./...
+
+test-postgres:
+	CAIRN_DATABASE_URL='$(PG_URL)' go test -count=1 -timeout 30m ./tests/e2e/...
+
+test-mysql:
+	CAIRN_DATABASE_URL='$(MYSQL_URL)' go test -count=1 -timeout 30m ./tests/e2e/...
+
+bench:
+	bash bench/run.sh

@@ -1,0 +1,62 @@
+// Package v1 serves Cairn's Gitea-compatible HTTP API under /api/v1: one file
+// per resource, thin handlers that decode, ask a service and encode.
+package v1
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/user"
+)
+
+// GiteaAPILevel is the Gitea version whose API Cairn implements.
+const GiteaAPILevel = "1.23.0"
+
+// Deps are the services the API uses, built once in cmd/cairn.
+type Deps struct {
+	Config  *config.Config
+	DB      *db.DB
+	Users   *user.Service
+	Tokens  *auth.Tokens
+	Authn   *auth.Authenticator
+	Access  *access.Checker
+	Orgs    *org.Service
+	Version string // Cairn's own version, e.g. 0.1.0
+}
+
+// API is the /api/v1 handler set.
+type API struct {
+	Deps
+	rootURL    string
+	swaggerURL string
+	noReply    string
+	router     chi.Router
+}
+
+// New builds the API and its router.
+func New(d Deps) *API {
+	a := &API{Deps: d, rootURL: d.Config.RootURL, swaggerURL: d.Config.RootURL + "api/swagger"}
+	host := "localhost"
+	if u, err := url.Parse(d.Config.RootURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	a.noReply = "noreply." + host
+	a.router = a.routes()
+	return a
+}
+
+// ServeHTTP serves requests whose path starts with /api/v1.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
+
+// VersionString is the version reported to clients: Gitea's API level plus Cairn's own.
+func VersionString(cairnVersion string) string {
+	return GiteaAPILevel + "+cairn." + strings.TrimPrefix(cairnVersion, "v")
+}

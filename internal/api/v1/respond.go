@@ -1,0 +1,153 @@
+package v1
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/errs"
+)
+
+// maxJSONBody bounds request bodies decoded as JSON.
+const maxJSONBody = 8 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	w.WriteHeader(status)
+	if v == nil {
+		return
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// empty answers with a status and no body (204, 205).
+func empty(w http.ResponseWriter, status int) { w.WriteHeader(status) }
+
+// fail writes a domain error in Gitea's error shape with the status its kind maps to.
+func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		slog.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg := "internal server error"
+		if isAdmin(r) {
+			msg = err.Error()
+		}
+		a.errorJSON(w, http.StatusInternalServerError, msg)
+		return
+	}
+	status := e.Status
+	if status == 0 {
+		status = statusOf(e.Kind)
+	}
+	if status >= 500 {
+		slog.Error("api error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	body := types.APIError{Message: e.Error(), URL: a.swaggerURL}
+	if status == http.StatusNotFound {
+		body.Errors = []string{e.Error()}
+	}
+	writeJSON(w, status, body)
+}
+
+func statusOf(k errs.Kind) int {
+	switch k {
+	case errs.KindNotFound:
+		return http.StatusNotFound
+	case errs.KindAlreadyExists, errs.KindConflict:
+		return http.StatusConflict
+	case errs.KindInvalid:
+		return http.StatusUnprocessableEntity
+	case errs.KindForbidden:
+		return http.StatusForbidden
+	case errs.KindUnauthorized:
+		return http.StatusUnauthorized
+	case errs.KindBadRequest:
+		return http.StatusBadRequest
+	case errs.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusInternalServerError
+}
+
+func (a *API) errorJSON(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, types.APIError{Message: msg, URL: a.swaggerURL})
+}
+
+// notFound answers 404 in Gitea's shape.
+func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
+	a.fail(w, r, errs.NotFound("The target couldn't be found."))
+}
+
+// decode reads a JSON body into v. Malformed JSON and wrong types answer 422
+// naming the field, as Gitea's binding does.
+func decode(r *http.Request, v any) error {
+	body := http.MaxBytesReader(nil, r.Body, maxJSONBody)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.Is(err, io.EOF):
+			return errs.Invalid("request body is empty: a JSON object is expected")
+		case errors.As(err, &te):
+			field := te.Field
+			if field == "" {
+				field = "body"
+			}
+			return errs.InvalidField(field, "[%s]: must be of type %s, got %s", fieldTitle(field), te.Type.String(), te.Value)
+		case errors.As(err, &se):
+			return errs.Invalid("invalid JSON body: %v (at byte %d)", se, se.Offset)
+		case errors.As(err, &mbe):
+			return (&errs.Error{Kind: errs.KindTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", maxJSONBody)})
+		default:
+			return errs.Invalid("invalid JSON body: %v", err)
+		}
+	}
+	if dec.More() {
+		return errs.Invalid("invalid JSON body: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// fieldTitle renders a JSON key like Gitea's binding field names: full_name -> FullName.
+func fieldTitle(key string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+// required returns a 422 in Gitea's binding form when v is blank.
+func required(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errs.InvalidField(field, "[%s]: Required", fieldTitle(field))
+	}
+	return nil
+}
+
+// maxLen returns a 422 in Gitea's binding form when v is longer than n characters.
+func maxLen(field, v string, n int) error {
+	if len([]rune(v)) > n {
+		return errs.InvalidField(field, "[%s]: MaxSize (at most %d characters)", fieldTitle(field), n)
+	}
+	return nil
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(list ...error) error {
+	for _, e := range list {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package v1
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cairn-forge/cairn/internal/auth"
+)
+
+// routes is the API's table of contents. Each group names the token scope
+// category its routes need; signedIn and siteAdmin guard what needs a caller.
+func (a *API) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(a.common, a.authenticate)
+	r.NotFound(a.notFound)
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		a.errorJSON(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
+	})
+
+	r.Route("/api/v1", func(r chi.Router) {
+		// Miscellaneous, no scope.
+		r.Get("/version", a.getVersion)
+		r.Get("/settings/api", a.getAPISettings)
+		r.Get("/settings/ui", a.getUISettings)
+		r.Get("/settings/repository", a.getRepoSettings)
+		r.Get("/settings/attachment", a.getAttachmentSettings)
+
+		// The signed-in user.
+		r.Route("/user", func(r chi.Router) {
+			r.Use(a.scope(auth.CatUser), a.signedIn)
+			r.Get("/", a.getAuthenticatedUser)
+			r.Get("/settings", a.getUserSettings)
+			r.Patch("/settings", a.updateUserSettings)
+			r.Get("/emails", a.listEmails)
+			r.Post("/emails", a.addEmails)
+			r.Delete("/emails", a.deleteEmails)
+			r.Get("/keys", a.listMyKeys)
+			r.Post("/keys", a.createMyKey)
+			r.Get("/keys/{id}", a.getMyKey)
+			r.Delete("/keys/{id}", a.deleteMyKey)
+			r.Get("/followers", a.listMyFollowers)
+			r.Get("/following", a.listMyFollowing)
+			r.Get("/following/{username}", a.checkMyFollowing)
+			r.Put("/following/{username}", a.follow)
+			r.Delete("/following/{username}", a.unfollow)
+			a.userOrgRoutes(r)
+		})
+
+		// Users.
+		r.Route("/users", func(r chi.Router) {
+			r.Use(a.scope(auth.CatUser))
+			r.Get("/search", a.searchUsers)
+			r.Get("/{username}", a.getUser)
+			r.Get("/{username}/keys", a.listUserKeys)
+			r.Get("/{username}/followers", a.listUserFollowers)
+			r.Get("/{username}/following", a.listUserFollowing)
+			r.Get("/{username}/following/{target}", a.checkUserFollowing)
+			r.Group(func(r chi.Router) {
+				r.Use(a.signedIn, a.passwordAuth)
+				r.Get("/{username}/tokens", a.listTokens)
+				r.Post("/{username}/tokens", a.createToken)
+				r.Delete("/{username}/tokens/{token}", a.deleteToken)
+			})
+			a.usersOrgRoutes(r)
+		})
+
+		// Site administration.
+		r.Route("/admin", func(r chi.Router) {
+			r.Use(a.scope(auth.CatAdmin), a.siteAdmin)
+			r.Get("/users", a.adminListUsers)
+			r.Post("/users", a.adminCreateUser)
+			r.Patch("/users/{username}", a.adminEditUser)
+			r.Delete("/users/{username}", a.adminDeleteUser)
+			r.Post("/users/{username}/rename", a.adminRenameUser)
+			r.Post("/users/{username}/keys", a.adminCreateKey)
+			r.Delete("/users/{username}/keys/{id}", a.adminDeleteKey)
+			r.Get("/emails", a.adminListEmails)
+			r.Get("/emails/search", a.adminListEmails)
+			a.adminOrgRoutes(r)
+		})
+
+		a.orgRoutes(r)
+	})
+	return r
+}

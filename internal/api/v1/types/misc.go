@@ -1,0 +1,46 @@
+package types
+
+// APIError is Gitea's error body.
+type APIError struct {
+	Message string   `json:"message"`
+	URL     string   `json:"url"`
+	Errors  []string `json:"errors,omitempty"`
+}
+
+// ServerVersion is the body of GET /version.
+type ServerVersion struct {
+	Version string `json:"version"`
+}
+
+// GeneralAPISettings is the body of GET /settings/api.
+type GeneralAPISettings struct {
+	MaxResponseItems       int   `json:"max_response_items"`
+	DefaultPagingNum       int   `json:"default_paging_num"`
+	DefaultGitTreesPerPage int   `json:"default_git_trees_per_page"`
+	DefaultMaxBlobSize     int64 `json:"default_max_blob_size"`
+}
+
+// GeneralUISettings is the body of GET /settings/ui.
+type GeneralUISettings struct {
+	DefaultTheme     string   `json:"default_theme"`
+	AllowedReactions []string `json:"allowed_reactions"`
+	CustomEmojis     []string `json:"custom_emojis"`
+}
+
+// GeneralRepoSettings is the body of GET /settings/repository.
+type GeneralRepoSettings struct {
+	MirrorsDisabled      bool `json:"mirrors_disabled"`
+	HTTPGitDisabled      bool `json:"http_git_disabled"`
+	MigrationsDisabled   bool `json:"migrations_disabled"`
+	StarsDisabled        bool `json:"stars_disabled"`
+	TimeTrackingDisabled bool `json:"time_tracking_disabled"`
+	LFSDisabled          bool `json:"lfs_disabled"`
+}
+
+// GeneralAttachmentSettings is the body of GET /settings/attachment.
+type GeneralAttachmentSettings struct {
+	Enabled      bool   `json:"enabled"`
+	AllowedTypes string `json:"allowed_types"`
+	MaxSize      int64  `json:"max_size"`
+	MaxFiles     int    `json:"max_files"`
+}

@@ -1,0 +1,79 @@
+package types
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// apiDescription is Gitea 1.23's type catalogue (testdata/gitea/gitea-1.23-api.json).
+type apiDescription struct {
+	Types map[string]map[string]struct {
+		Type     string `json:"type"`
+		Optional bool   `json:"optional"`
+	} `json:"types"`
+}
+
+// wireTypes are checked against the description: same name, same JSON keys.
+// Option types may leave out keys a client can send (they are ignored), but
+// response types must carry every key Gitea's has.
+var wireTypes = []struct {
+	v        any
+	response bool
+	// extra are keys Gitea sends that its description leaves out.
+	extra []string
+}{
+	{User{}, true, []string{"username"}}, {UserSettings{}, true, nil}, {UserSettingsOptions{}, false, nil}, {Email{}, true, nil},
+	{CreateEmailOption{}, false, nil}, {DeleteEmailOption{}, false, nil}, {PublicKey{}, true, nil}, {CreateKeyOption{}, false, nil},
+	{AccessToken{}, true, nil}, {CreateAccessTokenOption{}, false, nil}, {CreateUserOption{}, false, nil}, {EditUserOption{}, false, nil},
+	{RenameUserOption{}, false, nil}, {Organization{}, true, nil}, {CreateOrgOption{}, false, nil}, {EditOrgOption{}, false, nil},
+	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
+	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
+	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
+}
+
+func TestWireTypesMatchGitea(t *testing.T) {
+	raw, err := os.ReadFile("../../../../testdata/gitea/gitea-1.23-api.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desc apiDescription
+	if err := json.Unmarshal(raw, &desc); err != nil {
+		t.Fatal(err)
+	}
+	for _, wt := range wireTypes {
+		typ := reflect.TypeOf(wt.v)
+		want, ok := desc.Types[typ.Name()]
+		if !ok {
+			t.Errorf("%s: no such type in Gitea's API", typ.Name())
+			continue
+		}
+		have := map[string]bool{}
+		for i := 0; i < typ.NumField(); i++ {
+			key := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
+			if key == "" || key == "-" {
+				continue
+			}
+			have[key] = true
+			if _, ok := want[key]; !ok && !contains(wt.extra, key) {
+				t.Errorf("%s.%s: Gitea's %s has no key %q", typ.Name(), typ.Field(i).Name, typ.Name(), key)
+			}
+		}
+		for key, f := range want {
+			if !have[key] && (wt.response || !f.Optional) {
+				t.Errorf("%s: key %q of Gitea's type is missing", typ.Name(), key)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

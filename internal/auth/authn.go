@@ -1,0 +1,104 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/user"
+)
+
+// Method tells how a caller authenticated.
+type Method int
+
+// Authentication methods.
+const (
+	MethodNone Method = iota
+	// MethodPassword is basic auth with a user name (or e-mail) and password.
+	MethodPassword
+	// MethodToken is an access token, from a header, basic auth or (API only) the URL.
+	MethodToken
+)
+
+// Identity is an authenticated caller.
+type Identity struct {
+	User   *user.User
+	Token  *Token // set for MethodToken
+	Method Method
+}
+
+// Authenticator reads the credentials a request carries.
+type Authenticator struct {
+	users  *user.Service
+	tokens *Tokens
+}
+
+// NewAuthenticator returns an Authenticator.
+func NewAuthenticator(users *user.Service, tokens *Tokens) *Authenticator {
+	return &Authenticator{users: users, tokens: tokens}
+}
+
+// Authenticate returns the caller's identity, nil when the request carries no
+// credentials, or a 401 error when it carries wrong ones. URL tokens
+// (?token=, ?access_token=) are read only when allowURLToken is set: API routes.
+func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Identity, error) {
+	ctx := r.Context()
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, rest, _ := strings.Cut(h, " ")
+		rest = strings.TrimSpace(rest)
+		switch strings.ToLower(scheme) {
+		case "token", "bearer":
+			return a.byToken(ctx, rest)
+		case "basic":
+			raw, err := base64.StdEncoding.DecodeString(rest)
+			if err != nil {
+				return nil, errs.Unauthorized("invalid basic authentication header")
+			}
+			name, pw, ok := strings.Cut(string(raw), ":")
+			if !ok {
+				return nil, errs.Unauthorized("invalid basic authentication header")
+			}
+			return a.Basic(ctx, name, pw)
+		default:
+			return nil, errs.Unauthorized("unsupported authorization scheme")
+		}
+	}
+	if allowURLToken {
+		q := r.URL.Query()
+		for _, k := range []string{"token", "access_token"} {
+			if v := q.Get(k); v != "" {
+				return a.byToken(ctx, v)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Basic checks a basic-auth pair: a token as password (any user name), a
+// token as user name with an empty or "x-oauth-basic" password, or a user name
+// or e-mail with the account's password.
+func (a *Authenticator) Basic(ctx context.Context, name, pw string) (*Identity, error) {
+	if looksLikeToken(pw) {
+		if id, err := a.byToken(ctx, pw); err == nil {
+			return id, nil
+		}
+	}
+	if looksLikeToken(name) && (pw == "" || pw == "x-oauth-basic") {
+		return a.byToken(ctx, name)
+	}
+	u, err := a.users.Authenticate(ctx, name, pw)
+	if err != nil {
+		return nil, err
+	}
+	return &Identity{User: u, Method: MethodPassword}, nil
+}
+
+func (a *Authenticator) byToken(ctx context.Context, plain string) (*Identity, error) {
+	tok, u, err := a.tokens.Lookup(ctx, plain)
+	if err != nil {
+		return nil, err
+	}
+	return &Identity{User: u, Token: tok, Method: MethodToken}, nil
+}

@@ -1,0 +1,314 @@
+// Package db owns the database connection: the three dialects (SQLite,
+// PostgreSQL, MySQL/MariaDB), placeholder rebinding, transactions carried in the
+// context, per-request query counting and the numbered migrations.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
+	_ "modernc.org/sqlite"             // SQLite driver (pure Go)
+)
+
+// Dialect names the SQL flavour of the connected server.
+type Dialect int
+
+// The supported dialects.
+const (
+	SQLite Dialect = iota
+	Postgres
+	MySQL
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case Postgres:
+		return "postgres"
+	case MySQL:
+		return "mysql"
+	default:
+		return "sqlite"
+	}
+}
+
+// DB is the handle every storage function receives. Queries use "?" placeholders;
+// DB rewrites them for PostgreSQL. A transaction started with WithTx travels in
+// the context, and every query made with that context joins it.
+type DB struct {
+	Dialect Dialect
+	// writer serves writes and transactions; on SQLite it has one connection so
+	// writers queue in Go instead of failing with "database is locked".
+	writer *sql.DB
+	// reader serves plain reads; on SQLite a pool of WAL readers.
+	reader *sql.DB
+}
+
+// Open connects to the database named by url, or to SQLite in dataDir when url is empty.
+func Open(ctx context.Context, rawURL, dataDir string) (*DB, error) {
+	switch {
+	case rawURL == "" || strings.HasPrefix(rawURL, "sqlite:") || strings.HasPrefix(rawURL, "file:"):
+		path := filepath.Join(dataDir, "cairn.db")
+		if rawURL != "" {
+			path = strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite://"), "sqlite:")
+			path = strings.TrimPrefix(path, "file:")
+		}
+		dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		w, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, err
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		r, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+		if err != nil {
+			return nil, err
+		}
+		r.SetMaxOpenConns(8)
+		r.SetMaxIdleConns(8)
+		r.SetConnMaxIdleTime(5 * time.Minute)
+		d := &DB{Dialect: SQLite, writer: w, reader: r}
+		// Create the file and switch it to WAL before readers open it.
+		if err := w.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+		return d, nil
+	case strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://"):
+		p, err := sql.Open("pgx", rawURL)
+		if err != nil {
+			return nil, err
+		}
+		p.SetMaxOpenConns(20)
+		p.SetMaxIdleConns(10)
+		p.SetConnMaxIdleTime(5 * time.Minute)
+		if err := p.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("connect postgres: %w", err)
+		}
+		return &DB{Dialect: Postgres, writer: p, reader: p}, nil
+	case strings.HasPrefix(rawURL, "mysql://"):
+		dsn, err := mysqlDSN(rawURL)
+		if err != nil {
+			return nil, err
+		}
+		p, err := sql.Open("mysql", dsn)
+		if err != nil {
+			return nil, err
+		}
+		p.SetMaxOpenConns(20)
+		p.SetMaxIdleConns(10)
+		p.SetConnMaxLifetime(30 * time.Minute)
+		if err := p.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("connect mysql: %w", err)
+		}
+		return &DB{Dialect: MySQL, writer: p, reader: p}, nil
+	}
+	return nil, fmt.Errorf("CAIRN_DATABASE_URL: unsupported scheme in %q (use postgres:// or mysql://, or leave empty for SQLite)", rawURL)
+}
+
+func mysqlDSN(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("CAIRN_DATABASE_URL: %w", err)
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = u.Host
+	if u.Port() == "" {
+		cfg.Addr = u.Host + ":3306"
+	}
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	cfg.Params = map[string]string{}
+	for k, v := range u.Query() {
+		cfg.Params[k] = v[0]
+	}
+	cfg.Params["charset"] = "utf8mb4"
+	cfg.Collation = "utf8mb4_bin"
+	cfg.MultiStatements = false
+	cfg.InterpolateParams = true
+	return cfg.FormatDSN(), nil
+}
+
+// Close closes every connection.
+func (d *DB) Close() error {
+	err := d.writer.Close()
+	if d.reader != d.writer {
+		err = errors.Join(err, d.reader.Close())
+	}
+	return err
+}
+
+type txKey struct{}
+type counterKey struct{}
+
+// WithQueryCounter returns a context whose queries are counted into n.
+func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, counterKey{}, n)
+}
+
+func count(ctx context.Context) {
+	if n, ok := ctx.Value(counterKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+// WithTx runs fn in a transaction. If ctx already carries one, fn joins it and
+// the outer call commits. Side effects (git, events, files) belong after WithTx returns.
+func (d *DB) WithTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(*sql.Tx); ok {
+		return fn(ctx)
+	}
+	count(ctx)
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// InTx reports whether ctx carries a transaction.
+func InTx(ctx context.Context) bool {
+	_, ok := ctx.Value(txKey{}).(*sql.Tx)
+	return ok
+}
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (d *DB) conn(ctx context.Context, write bool) querier {
+	if tx, ok := ctx.Value(txKey{}).(*sql.Tx); ok {
+		return tx
+	}
+	if write {
+		return d.writer
+	}
+	return d.reader
+}
+
+// Rebind rewrites "?" placeholders into the dialect's form.
+func (d *DB) Rebind(q string) string {
+	if d.Dialect != Postgres {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	inQuote := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c == '\'' {
+			inQuote = !inQuote
+		}
+		if c == '?' && !inQuote {
+			n++
+			b.WriteByte('$')
+			b.WriteString(fmt.Sprint(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// Exec runs a statement that changes data.
+func (d *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	count(ctx)
+	return d.conn(ctx, true).ExecContext(ctx, d.Rebind(q), args...)
+}
+
+// Query runs a read query.
+func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	count(ctx)
+	return d.conn(ctx, false).QueryContext(ctx, d.Rebind(q), args...)
+}
+
+// QueryRow runs a read query that returns at most one row.
+func (d *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	count(ctx)
+	return d.conn(ctx, false).QueryRowContext(ctx, d.Rebind(q), args...)
+}
+
+// Insert runs an INSERT into a table whose primary key is "id" and returns the new id.
+func (d *DB) Insert(ctx context.Context, q string, args ...any) (int64, error) {
+	count(ctx)
+	c := d.conn(ctx, true)
+	if d.Dialect == Postgres {
+		var id int64
+		err := c.QueryRowContext(ctx, d.Rebind(q)+" RETURNING id", args...).Scan(&id)
+		return id, err
+	}
+	res, err := c.ExecContext(ctx, d.Rebind(q), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Count runs a SELECT COUNT(*) query.
+func (d *DB) Count(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := d.QueryRow(ctx, q, args...).Scan(&n)
+	return n, err
+}
+
+// Exists reports whether the query returns a row.
+func (d *DB) Exists(ctx context.Context, q string, args ...any) (bool, error) {
+	var one int
+	err := d.QueryRow(ctx, q, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint failure.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "unique constraint") || strings.Contains(s, "duplicate key") ||
+		strings.Contains(s, "duplicate entry") || strings.Contains(s, "sqlstate 23505")
+}
+
+// LimitOffset renders a LIMIT/OFFSET clause.
+func LimitOffset(limit, offset int) string {
+	return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, offset)
+}
+
+// In returns "(?,?,?)" for n placeholders, for use with IN.
+func In(n int) string {
+	if n == 0 {
+		return "(NULL)"
+	}
+	return "(" + strings.Repeat("?,", n-1) + "?)"
+}
+
+// Int64Args converts ids into query arguments.
+func Int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// Now is the current time as stored: Unix seconds.
+func Now() int64 { return time.Now().Unix() }

@@ -1,0 +1,12 @@
+// Package migrations lists Cairn's frozen, numbered schema changes. Each file
+// adds one migration; a released migration is never edited.
+package migrations
+
+import "github.com/cairn-forge/cairn/internal/db"
+
+// All returns every migration in order.
+func All() []db.Migration {
+	return []db.Migration{
+		accounts0001(),
+	}
+}
