@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	v1 "github.com/cairn-forge/cairn/internal/api/v1"
+	"github.com/cairn-forge/cairn/internal/hooks"
 )
 
 // version is Cairn's own release version.
@@ -57,6 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return serve(ctx, stdout, getenv)
 	case "admin":
 		return admin(ctx, args[1:], stdout, getenv)
+	case "hook":
+		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "post-receive") {
+			return usageError{"usage: cairn hook pre-receive|post-receive (run by git)"}
+		}
+		return hooks.Run(ctx, args[1], os.Stdin, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -5,16 +5,21 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
-	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/access"
+	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/db/migrations"
+	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/githttp"
+	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -27,6 +32,9 @@ type app struct {
 	authn  *auth.Authenticator
 	access *access.Checker
 	orgs   *org.Service
+	git    *git.Git
+	repos  *repo.Service
+	hooks  *hooks.Server
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -52,6 +60,28 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	a.authn = auth.NewAuthenticator(a.users, a.tokens)
 	a.access = access.NewChecker(d)
 	a.orgs = org.NewService(d, a.users)
+	tmp := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.git, err = git.New(git.Options{TempDir: tmp})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.repos = repo.NewService(d, a.git, a.users, cfg, nil)
+	exe, err := os.Executable()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if a.hooks, err = hooks.NewServer(a.repos, cfg.DataDir, exe, cfg.HTTPAddr); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.orgs.SetRepoCounter(a.repos)
+	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
 	return a, nil
 }
@@ -62,16 +92,21 @@ func (a *app) close() { a.db.Close() }
 func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Version: version,
+		Repos: a.repos, Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"pass"}` + "\n"))
 	})
-	mux.Handle("/api/", api)
+	mux.Handle("/api/v1/", api)
+	mux.Handle("/api/internal/hook/", a.hooks)
 	mux.HandleFunc("GET /swagger.v1.json", api.ServeSwagger)
 	mux.HandleFunc("GET /avatars/{name}", avatar.Handler)
+	mux.Handle("/", &githttp.Handler{
+		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
+		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api,
+	})
 	return mux
 }
 

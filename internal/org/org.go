@@ -13,6 +13,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -25,6 +26,7 @@ const OwnerTeamName = "Owners"
 
 // Field length limits, as in Gitea's request bindings.
 const (
+	maxFullNameLength    = 100
 	maxDescriptionLength = 255
 	maxWebsiteLength     = 255
 	maxLocationLength    = 50
@@ -133,19 +135,21 @@ func orgNameError(err error) error {
 	return &c
 }
 
+// validateProfile checks an organization's profile fields. Lengths are in
+// characters, as Gitea's MaxSize bindings count them.
 func validateProfile(fullName, email, description, website, location string) error {
-	if err := user.ValidateFullName(fullName); err != nil {
-		return err
+	if utf8.RuneCountInString(fullName) > maxFullNameLength {
+		return errs.InvalidField("full_name", "full name is too long: at most %d characters", maxFullNameLength)
 	}
 	if email != "" {
 		if err := user.ValidateEmail(email); err != nil {
 			return err
 		}
 	}
-	if len(description) > maxDescriptionLength {
+	if utf8.RuneCountInString(description) > maxDescriptionLength {
 		return errs.InvalidField("description", "description is too long: at most %d characters", maxDescriptionLength)
 	}
-	if len(location) > maxLocationLength {
+	if utf8.RuneCountInString(location) > maxLocationLength {
 		return errs.InvalidField("location", "location is too long: at most %d characters", maxLocationLength)
 	}
 	return validateWebsite(website)
@@ -155,7 +159,7 @@ func validateWebsite(website string) error {
 	if website == "" {
 		return nil
 	}
-	if len(website) > maxWebsiteLength {
+	if utf8.RuneCountInString(website) > maxWebsiteLength {
 		return errs.InvalidField("website", "website is too long: at most %d characters", maxWebsiteLength)
 	}
 	u, err := url.Parse(website)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -113,7 +114,7 @@ func validateTeamName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return errs.InvalidField("name", "team name is required")
 	}
-	if len(name) > maxTeamNameLength {
+	if utf8.RuneCountInString(name) > maxTeamNameLength {
 		return errs.InvalidField("name", "team name is too long: at most %d characters", maxTeamNameLength)
 	}
 	if !teamNameChars.MatchString(name) {
@@ -123,7 +124,7 @@ func validateTeamName(name string) error {
 }
 
 func validateTeamDescription(d string) error {
-	if len(d) > maxDescriptionLength {
+	if utf8.RuneCountInString(d) > maxDescriptionLength {
 		return errs.InvalidField("description", "description is too long: at most %d characters", maxDescriptionLength)
 	}
 	return nil

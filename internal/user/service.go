@@ -11,7 +11,8 @@ import (
 
 // DeleteHook lets a package that holds data owned by a user take part in the
 // user's deletion: CheckDelete refuses while data remains (unless purging), and
-// Purge removes it. Hooks are given at construction, in cmd/cairn.
+// Purge, run once every check passed, removes what the user owns and what
+// refers to them. Hooks are given while wiring, in cmd/cairn.
 type DeleteHook interface {
 	CheckDelete(ctx context.Context, u *User) error
 	Purge(ctx context.Context, u *User) error
@@ -250,12 +251,17 @@ func (s *Service) Delete(ctx context.Context, u *User, purge bool) error {
 			return errs.Invalid("user %s is the last admin and cannot be deleted", u.Name)
 		}
 	}
-	for _, h := range s.hooks {
-		if purge {
-			if err := h.Purge(ctx, u); err != nil {
+	// Every guard is asked before anything is removed; then each hook removes
+	// what the user owns (with purge) or what merely refers to them.
+	if !purge {
+		for _, h := range s.hooks {
+			if err := h.CheckDelete(ctx, u); err != nil {
 				return err
 			}
-		} else if err := h.CheckDelete(ctx, u); err != nil {
+		}
+	}
+	for _, h := range s.hooks {
+		if err := h.Purge(ctx, u); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -29,6 +30,7 @@ type Deps struct {
 	Authn   *auth.Authenticator
 	Access  *access.Checker
 	Orgs    *org.Service
+	Repos   *repo.Service
 	Version string // Cairn's own version, e.g. 0.1.0
 }
 

@@ -45,6 +45,8 @@ func (a *API) routes() chi.Router {
 			r.Put("/following/{username}", a.follow)
 			r.Delete("/following/{username}", a.unfollow)
 			a.userOrgRoutes(r)
+			r.With(a.scope(auth.CatRepository)).Get("/repos", a.listMyRepos)
+			r.With(a.scope(auth.CatRepository)).Post("/repos", a.createMyRepo)
 		})
 
 		// Users.
@@ -63,6 +65,7 @@ func (a *API) routes() chi.Router {
 				r.Delete("/{username}/tokens/{token}", a.deleteToken)
 			})
 			a.usersOrgRoutes(r)
+			r.With(a.scope(auth.CatRepository)).Get("/{username}/repos", a.listUserRepos)
 		})
 
 		// Site administration.
@@ -78,9 +81,23 @@ func (a *API) routes() chi.Router {
 			r.Get("/emails", a.adminListEmails)
 			r.Get("/emails/search", a.adminListEmails)
 			a.adminOrgRoutes(r)
+			r.Post("/users/{username}/repos", a.adminCreateRepo)
 		})
 
 		a.orgRoutes(r)
+		r.With(a.scope(auth.CatOrganization)).Get("/orgs/{org}/repos", a.listOrgRepos)
+		r.With(a.scope(auth.CatOrganization), a.signedIn).Post("/orgs/{org}/repos", a.createOrgRepo)
+		r.With(a.scope(auth.CatOrganization, auth.CatRepository), a.signedIn).Post("/org/{org}/repos", a.createOrgRepo)
+
+		// Repositories.
+		r.With(a.scope(auth.CatRepository)).Get("/repos/search", a.searchRepos)
+		r.With(a.scope(auth.CatRepository)).Get("/repositories/{id}", a.getRepoByID)
+		r.Route("/repos/{owner}/{repo}", func(r chi.Router) {
+			r.Group(func(r chi.Router) {
+				r.Use(a.scope(auth.CatRepository), a.repoAssignment)
+				a.repoRoutes(r)
+			})
+		})
 	})
 	return r
 }

@@ -8,5 +8,6 @@ import "github.com/cairn-forge/cairn/internal/db"
 func All() []db.Migration {
 	return []db.Migration{
 		accounts0001(),
+		repositories0002(),
 	}
 }

@@ -1,0 +1,11 @@
+package v1
+
+import "github.com/go-chi/chi/v5"
+
+// repoRoutes registers the routes under /repos/{owner}/{repo} that need the
+// repository scope; the repository is already loaded (repoAssignment).
+func (a *API) repoRoutes(r chi.Router) {
+	r.Get("/", a.getRepo)
+	r.With(a.reqRepoAdmin).Patch("/", a.editRepo)
+	r.With(a.reqRepoOwner).Delete("/", a.deleteRepo)
+}

@@ -1,0 +1,218 @@
+// Package githttp serves git's smart HTTP protocol (info/refs, upload-pack,
+// receive-pack; protocol v0, v1 and v2), streaming both directions straight
+// between the client and the git process.
+package githttp
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/user"
+)
+
+// Handler serves /{owner}/{repo}.git/... requests.
+type Handler struct {
+	Authn    *auth.Authenticator
+	Repos    *repo.Service
+	Users    *user.Store
+	Access   *access.Checker
+	Hooks    *hooks.Server
+	Git      *git.Git
+	Disabled bool // [repository] DISABLE_HTTP_GIT
+	// Fallback serves requests that are not git requests.
+	Fallback http.Handler
+}
+
+// request is a parsed git HTTP request.
+type request struct {
+	owner, name string
+	action      string // "info/refs", "git-upload-pack", "git-receive-pack"
+}
+
+// parse recognizes /{owner}/{repo}[.git]/{action}.
+func parse(path string) (request, bool) {
+	parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+		return request{}, false
+	}
+	switch parts[2] {
+	case "info/refs", "git-upload-pack", "git-receive-pack":
+	default:
+		return request{}, false
+	}
+	return request{owner: parts[0], name: strings.TrimSuffix(parts[1], ".git"), action: parts[2]}, true
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, ok := parse(r.URL.Path)
+	if !ok {
+		if h.Fallback != nil {
+			h.Fallback.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	if h.Disabled {
+		http.Error(w, "Git over HTTP is disabled on this server.", http.StatusForbidden)
+		return
+	}
+	var svc git.Service
+	switch {
+	case req.action == "info/refs" && r.Method == http.MethodGet:
+		s, ok := git.ParseService(r.URL.Query().Get("service"))
+		if !ok || s == git.UploadArchive {
+			http.Error(w, "Cairn serves only the smart HTTP protocol: use a git client that sends ?service=git-upload-pack.", http.StatusForbidden)
+			return
+		}
+		svc = s
+	case req.action == "git-upload-pack" && r.Method == http.MethodPost:
+		svc = git.UploadPack
+	case req.action == "git-receive-pack" && r.Method == http.MethodPost:
+		svc = git.ReceivePack
+	default:
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	h.serve(w, r, req, svc)
+}
+
+func (h *Handler) unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Basic realm="Cairn"`)
+	http.Error(w, msg, http.StatusUnauthorized)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc git.Service) {
+	ctx := r.Context()
+	// Basic auth only: URL tokens are an API convenience and are refused here.
+	var id *auth.Identity
+	if r.Header.Get("Authorization") != "" {
+		var err error
+		id, err = h.Authn.Authenticate(r, false)
+		if err != nil {
+			h.unauthorized(w, "Authentication failed: wrong user name, password or token.")
+			return
+		}
+		if u := id.User; !u.IsActive || u.ProhibitLogin {
+			http.Error(w, "This account is prohibited from signing in.", http.StatusForbidden)
+			return
+		}
+	}
+	var doer *user.User
+	if id != nil {
+		doer = id.User
+	}
+	write := svc == git.ReceivePack
+	rp, err := h.Repos.Get(ctx, req.owner, req.name)
+	var owner *user.User
+	if err == nil {
+		owner, err = h.Users.GetByID(ctx, rp.OwnerID)
+	}
+	var perm access.RepoPerm
+	if err == nil {
+		perm, err = h.Access.RepoPermission(ctx, doer, rp, owner)
+	}
+	if err != nil && !errs.IsNotFound(err) {
+		slog.Error("git http", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	canRead := err == nil && rp.HasUnit(repo.UnitCode) && perm.CanRead(repo.UnitCode)
+	if !canRead {
+		if doer == nil {
+			h.unauthorized(w, "Authentication required.")
+			return
+		}
+		http.Error(w, "Repository not found.", http.StatusNotFound)
+		return
+	}
+	if id != nil && id.Token != nil {
+		level := auth.LevelRead
+		if write {
+			level = auth.LevelWrite
+		}
+		if !id.Token.Scope.Has(auth.CatRepository, level) || (id.Token.Scope.PublicOnly && rp.IsPrivate) {
+			http.Error(w, "The token does not have the scope "+auth.Required(auth.CatRepository, level)+".", http.StatusForbidden)
+			return
+		}
+	}
+	if write {
+		if doer == nil {
+			h.unauthorized(w, "Authentication required to push.")
+			return
+		}
+		if !perm.CanWrite(repo.UnitCode) {
+			msg := "You do not have permission to push to this repository."
+			if rp.IsArchived {
+				msg = "The repository is archived and read-only."
+			} else if rp.IsMirror {
+				msg = "The repository is a mirror and read-only."
+			}
+			http.Error(w, msg, http.StatusForbidden)
+			return
+		}
+	}
+	opts := git.ServiceOptions{Protocol: r.Header.Get("Git-Protocol")}
+	if write {
+		opts.Env = h.Hooks.Env(rp.ID, doer.ID, 0)
+	}
+	path := h.Repos.Path(rp)
+	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
+	w.Header().Set("Expires", "Fri, 01 Jan 1980 00:00:00 GMT")
+	if r.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "application/x-git-"+string(svc)+"-advertisement")
+		if !strings.Contains(opts.Protocol, "version=2") {
+			if _, err := io.WriteString(w, pktLine("# service=git-"+string(svc)+"\n")+"0000"); err != nil {
+				return
+			}
+		}
+		opts.StatelessRPC, opts.AdvertiseRefs = true, true
+		opts.Stdout = flushWriter{w}
+		if err := h.Git.RunService(ctx, path, svc, opts); err != nil && ctx.Err() == nil {
+			slog.Warn("git advertise", "repo", rp.ID, "err", err)
+		}
+		return
+	}
+	body := io.Reader(r.Body)
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		gz, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, "bad gzip body", http.StatusBadRequest)
+			return
+		}
+		defer gz.Close()
+		body = gz
+	}
+	w.Header().Set("Content-Type", "application/x-git-"+string(svc)+"-result")
+	opts.StatelessRPC = true
+	opts.Stdin = body
+	opts.Stdout = flushWriter{w}
+	if err := h.Git.RunService(ctx, path, svc, opts); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrClosedPipe) {
+		slog.Warn("git service", "service", svc, "repo", rp.ID, "err", err)
+	}
+}
+
+// pktLine frames s as one pkt-line.
+func pktLine(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
+
+// flushWriter sends every write to the client at once, so nothing accumulates.
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if fl, ok := f.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return n, err
+}

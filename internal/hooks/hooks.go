@@ -1,0 +1,220 @@
+// Package hooks connects git's server-side hooks to the running Cairn: the
+// hook scripts hold no logic and run `cairn hook <name>`, which posts the
+// pushed ref updates to a private endpoint of the server that decides and
+// records. One call per push, whatever the number of refs.
+package hooks
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables a hook process receives from the server that ran git.
+const (
+	EnvURL      = "CAIRN_INTERNAL_URL"
+	EnvToken    = "CAIRN_INTERNAL_TOKEN"
+	EnvRepoID   = "CAIRN_REPO_ID"
+	EnvPusherID = "CAIRN_PUSHER_ID"
+	EnvKeyID    = "CAIRN_DEPLOY_KEY_ID"
+)
+
+// RefUpdate is one line of a pre- or post-receive hook's input.
+type RefUpdate struct {
+	OldSHA string `json:"old"`
+	NewSHA string `json:"new"`
+	Ref    string `json:"ref"`
+}
+
+// Request is what a hook sends to the server.
+type Request struct {
+	RepoID      int64       `json:"repo_id"`
+	PusherID    int64       `json:"pusher_id"`
+	DeployKeyID int64       `json:"deploy_key_id"`
+	Updates     []RefUpdate `json:"updates"`
+}
+
+// Response is the server's decision; Message is shown to the pusher.
+type Response struct {
+	Allowed bool   `json:"allowed"`
+	Message string `json:"message"`
+}
+
+// Decider is implemented by the repository service: it checks a push before
+// git applies it and records it after.
+type Decider interface {
+	PreReceive(ctx context.Context, req Request) (Response, error)
+	PostReceive(ctx context.Context, req Request) (Response, error)
+}
+
+// Server is the private endpoint hooks call, plus what git processes need to reach it.
+type Server struct {
+	decider  Decider
+	token    string
+	url      string
+	hooksDir string
+}
+
+// NewServer creates the endpoint with a fresh secret token (it never leaves
+// the process except in the environment of git processes Cairn starts), and
+// writes the hook scripts to <dataDir>/hooks pointing at executable.
+func NewServer(decider Decider, dataDir, executable, httpAddr string) (*Server, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	host, port, err := splitAddr(httpAddr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{decider: decider, token: hex.EncodeToString(b), hooksDir: filepath.Join(dataDir, "hooks"),
+		url: "http://" + host + ":" + port + "/api/internal/hook/"}
+	if err := s.install(executable); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func splitAddr(addr string) (string, string, error) {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return "", "", fmt.Errorf("hooks: address %q has no port", addr)
+	}
+	host, port := addr[:i], addr[i+1:]
+	switch host {
+	case "", "0.0.0.0", "[::]", "::":
+		host = "127.0.0.1"
+	}
+	return host, port, nil
+}
+
+// install writes the hook scripts when they differ from what is on disk.
+func (s *Server) install(executable string) error {
+	if err := os.MkdirAll(s.hooksDir, 0o750); err != nil {
+		return err
+	}
+	for _, name := range []string{"pre-receive", "post-receive"} {
+		script := fmt.Sprintf("#!/bin/sh\n# Written by Cairn: hands the push to the running server.\nexec %s hook %s\n", shellQuote(executable), name)
+		path := filepath.Join(s.hooksDir, name)
+		if old, err := os.ReadFile(path); err == nil && string(old) == script {
+			continue
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(script), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Env returns what a receive-pack process needs so its hooks reach this
+// server: the hooks directory (as git configuration) and the push's identity.
+func (s *Server) Env(repoID, pusherID, deployKeyID int64) []string {
+	return []string{
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + s.hooksDir,
+		EnvURL + "=" + s.url, EnvToken + "=" + s.token,
+		EnvRepoID + "=" + strconv.FormatInt(repoID, 10),
+		EnvPusherID + "=" + strconv.FormatInt(pusherID, 10),
+		EnvKeyID + "=" + strconv.FormatInt(deployKeyID, 10),
+	}
+}
+
+// ServeHTTP handles POST /api/internal/hook/{pre-receive,post-receive}.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	got := r.Header.Get("X-Cairn-Internal-Token")
+	if r.Method != http.MethodPost || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		http.NotFound(w, r)
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
+		http.Error(w, "bad hook request", http.StatusBadRequest)
+		return
+	}
+	var resp Response
+	var err error
+	switch strings.TrimPrefix(r.URL.Path, "/api/internal/hook/") {
+	case "pre-receive":
+		resp, err = s.decider.PreReceive(r.Context(), req)
+	case "post-receive":
+		resp, err = s.decider.PostReceive(r.Context(), req)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		resp = Response{Allowed: false, Message: "internal error: " + err.Error()}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// Run is `cairn hook <name>`: it reads git's hook input, asks the server and
+// exits non-zero (with the server's message on stderr) when the push is refused.
+func Run(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, getenv func(string) string) error {
+	url, token := getenv(EnvURL), getenv(EnvToken)
+	if url == "" || token == "" {
+		// Not started by Cairn (someone ran git in the repository directly): allow.
+		return nil
+	}
+	req := Request{}
+	req.RepoID, _ = strconv.ParseInt(getenv(EnvRepoID), 10, 64)
+	req.PusherID, _ = strconv.ParseInt(getenv(EnvPusherID), 10, 64)
+	req.DeployKeyID, _ = strconv.ParseInt(getenv(EnvKeyID), 10, 64)
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 {
+			req.Updates = append(req.Updates, RefUpdate{OldSHA: f[0], NewSHA: f[1], Ref: f[2]})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	body, _ := json.Marshal(req)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url+name, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("X-Cairn-Internal-Token", token)
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		fmt.Fprintln(stderr, "Cairn: cannot reach the server to check this push:", err)
+		return errors.New("hook failed")
+	}
+	defer resp.Body.Close()
+	var out Response
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		fmt.Fprintln(stderr, "Cairn: unexpected answer from the server:", resp.Status)
+		return errors.New("hook failed")
+	}
+	if out.Message != "" {
+		fmt.Fprintln(stderr, out.Message)
+	}
+	if !out.Allowed {
+		return errors.New("push refused")
+	}
+	return nil
+}

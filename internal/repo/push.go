@@ -1,0 +1,131 @@
+package repo
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/hooks"
+)
+
+// PushRule checks ref updates before they are applied (branch protection
+// plugs in here). It returns a message refusing the push, or "".
+type PushRule func(ctx context.Context, r *Repository, req hooks.Request) (string, error)
+
+// AddPushRule registers a rule; call it only while wiring.
+func (s *Service) AddPushRule(rule PushRule) { s.pushRules = append(s.pushRules, rule) }
+
+// PushListener is told about every applied push (events, webhooks, issue references).
+type PushListener func(ctx context.Context, r *Repository, req hooks.Request)
+
+// AddPushListener registers a listener; call it only while wiring.
+func (s *Service) AddPushListener(l PushListener) { s.pushListeners = append(s.pushListeners, l) }
+
+func isZeroSHA(s string) bool { return strings.Trim(s, "0") == "" }
+
+// PreReceive implements hooks.Decider: a push is refused when the repository
+// is gone, archived or a mirror, when it deletes the default branch, or when a
+// push rule refuses it.
+func (s *Service) PreReceive(ctx context.Context, req hooks.Request) (hooks.Response, error) {
+	r, err := s.GetByID(ctx, req.RepoID)
+	if errs.IsNotFound(err) {
+		return hooks.Response{Message: "Cairn: the repository no longer exists."}, nil
+	}
+	if err != nil {
+		return hooks.Response{}, err
+	}
+	if r.IsArchived {
+		return hooks.Response{Message: "Cairn: the repository is archived and read-only."}, nil
+	}
+	if r.IsMirror {
+		return hooks.Response{Message: "Cairn: the repository is a mirror and read-only."}, nil
+	}
+	for _, u := range req.Updates {
+		if u.Ref == "refs/heads/"+r.DefaultBranch && isZeroSHA(u.NewSHA) && !r.IsEmpty {
+			return hooks.Response{Message: "Cairn: branch " + r.DefaultBranch + " is the default branch and cannot be deleted."}, nil
+		}
+	}
+	for _, rule := range s.pushRules {
+		msg, err := rule(ctx, r, req)
+		if err != nil {
+			return hooks.Response{}, err
+		}
+		if msg != "" {
+			return hooks.Response{Message: msg}, nil
+		}
+	}
+	return hooks.Response{Allowed: true}, nil
+}
+
+// PostReceive implements hooks.Decider: it records the push (emptiness,
+// default branch of a first push, size, update time) and tells listeners.
+func (s *Service) PostReceive(ctx context.Context, req hooks.Request) (hooks.Response, error) {
+	r, err := s.GetByID(ctx, req.RepoID)
+	if err != nil {
+		return hooks.Response{Allowed: true}, nil
+	}
+	if err := s.AfterPush(ctx, r, req); err != nil {
+		return hooks.Response{}, err
+	}
+	return hooks.Response{Allowed: true}, nil
+}
+
+// AfterPush records ref updates made by a push or by Cairn itself (API file
+// edits, merges): emptiness, default branch, size and update time.
+func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Request) error {
+	path := s.Path(r)
+	empty, err := s.Git.IsEmpty(ctx, path)
+	if err != nil {
+		return err
+	}
+	branch := r.DefaultBranch
+	if r.IsEmpty && !empty {
+		// A first push that does not contain the default branch makes its
+		// first branch the default.
+		pushed := map[string]bool{}
+		var first string
+		for _, u := range req.Updates {
+			if name, ok := strings.CutPrefix(u.Ref, "refs/heads/"); ok && !isZeroSHA(u.NewSHA) {
+				pushed[name] = true
+				if first == "" {
+					first = name
+				}
+			}
+		}
+		if !pushed[branch] && first != "" {
+			if _, err := s.Git.GetBranch(ctx, path, branch); err != nil {
+				branch = first
+				if err := s.Git.SetHeadBranch(ctx, path, branch); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	_, err = s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
+		empty, branch, dirSize(path), time.Now().Unix(), r.ID)
+	if err != nil {
+		return err
+	}
+	r.IsEmpty, r.DefaultBranch = empty, branch
+	for _, l := range s.pushListeners {
+		l(ctx, r, req)
+	}
+	return nil
+}
+
+// dirSize sums the sizes of the files of a repository directory.
+func dirSize(path string) int64 {
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

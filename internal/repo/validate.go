@@ -1,0 +1,41 @@
+package repo
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cairn-forge/cairn/internal/errs"
+)
+
+// MaxNameLength is the longest repository name.
+const MaxNameLength = 100
+
+var repoNameChars = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+var reservedRepoNames = map[string]bool{".": true, "..": true, "-": true}
+
+var reservedRepoSuffixes = []string{".git", ".wiki", ".rss", ".atom"}
+
+// ValidateName checks a repository name: letters, digits, '-', '_' and '.',
+// at most 100 characters, not reserved.
+func ValidateName(name string) error {
+	if name == "" {
+		return errs.InvalidField("name", "[Name]: Required")
+	}
+	if len(name) > MaxNameLength {
+		return errs.InvalidField("name", "repository name is too long: at most %d characters", MaxNameLength)
+	}
+	if !repoNameChars.MatchString(name) {
+		return errs.InvalidField("name", "repository name %q is invalid: only letters, digits, dash ('-'), underscore ('_') and dot ('.') are allowed", name)
+	}
+	lower := strings.ToLower(name)
+	if reservedRepoNames[lower] {
+		return errs.InvalidField("name", "repository name %q is reserved", name)
+	}
+	for _, s := range reservedRepoSuffixes {
+		if strings.HasSuffix(lower, s) {
+			return errs.InvalidField("name", "repository name %q is not allowed: names ending in %q are reserved", name, s)
+		}
+	}
+	return nil
+}
