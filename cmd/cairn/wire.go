@@ -20,21 +20,23 @@ import (
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
 // app is every service of one instance, built once and handed down.
 type app struct {
-	cfg    *config.Config
-	db     *db.DB
-	users  *user.Service
-	tokens *auth.Tokens
-	authn  *auth.Authenticator
-	access *access.Checker
-	orgs   *org.Service
-	git    *git.Git
-	repos  *repo.Service
-	hooks  *hooks.Server
+	cfg       *config.Config
+	db        *db.DB
+	users     *user.Service
+	tokens    *auth.Tokens
+	authn     *auth.Authenticator
+	access    *access.Checker
+	orgs      *org.Service
+	git       *git.Git
+	repos     *repo.Service
+	hooks     *hooks.Server
+	templates *templates.Set
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -70,7 +72,11 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		d.Close()
 		return nil, err
 	}
-	a.repos = repo.NewService(d, a.git, a.users, cfg, nil)
+	if a.templates, err = templates.New(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.repos = repo.NewService(d, a.git, a.users, cfg, a.templates)
 	exe, err := os.Executable()
 	if err != nil {
 		d.Close()
@@ -92,7 +98,7 @@ func (a *app) close() { a.db.Close() }
 func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Version: version,
+		Repos: a.repos, Templates: a.templates, Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -21,9 +21,18 @@ import (
 // InitialFiles renders the files of an auto-initialized repository. The
 // template set implements it; it is given at construction.
 type InitialFiles interface {
-	// Files returns path → content for the README, .gitignore and LICENSE.
-	Files(o CreateOptions, owner *user.User) (map[string][]byte, error)
+	// InitialFiles returns path → content for the README, .gitignore and
+	// LICENSE of a new repository; unknown template names are errors.
+	InitialFiles(readme, gitignores, license, repoName, description, ownerName string) (map[string][]byte, error)
 }
+
+// LabelInitializer applies an issue label template to a new repository.
+type LabelInitializer interface {
+	ApplyLabelTemplate(ctx context.Context, repoID int64, template string) error
+}
+
+// SetLabelInitializer registers the label service; call it only while wiring.
+func (s *Service) SetLabelInitializer(l LabelInitializer) { s.labels = l }
 
 // Service applies the repository rules and owns the bare directories.
 type Service struct {
@@ -35,6 +44,7 @@ type Service struct {
 	root    string
 	initial InitialFiles
 
+	labels        LabelInitializer
 	pushRules     []PushRule
 	pushListeners []PushListener
 }
@@ -160,10 +170,13 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 	if owner.MaxRepoCreation >= 0 && !owner.IsOrganization() && !(doer != nil && doer.IsAdmin) && owner.NumRepos >= owner.MaxRepoCreation {
 		return nil, errs.Forbidden("the user has reached the maximum number of repositories (%d)", owner.MaxRepoCreation)
 	}
+	if o.IssueLabels != "" && s.labels == nil {
+		return nil, errs.InvalidField("issue_labels", "issue label templates cannot be applied: labels are not available on this server yet")
+	}
 	var files map[string][]byte
 	if o.AutoInit && s.initial != nil {
 		var err error
-		if files, err = s.initial.Files(o, owner); err != nil {
+		if files, err = s.initial.InitialFiles(o.Readme, o.Gitignores, o.License, o.Name, o.Description, owner.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -195,6 +208,11 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 		_ = os.RemoveAll(path)
 		_ = s.deleteRecord(context.WithoutCancel(ctx), r)
 		return cause
+	}
+	if o.IssueLabels != "" {
+		if err := s.labels.ApplyLabelTemplate(ctx, r.ID, o.IssueLabels); err != nil {
+			return nil, cleanup(err)
+		}
 	}
 	if o.IsMirror || o.IsFork || o.TemplateID > 0 {
 		// The caller fills the directory (clone, fork, generate).

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -23,15 +24,16 @@ const GiteaAPILevel = "1.23.0"
 
 // Deps are the services the API uses, built once in cmd/cairn.
 type Deps struct {
-	Config  *config.Config
-	DB      *db.DB
-	Users   *user.Service
-	Tokens  *auth.Tokens
-	Authn   *auth.Authenticator
-	Access  *access.Checker
-	Orgs    *org.Service
-	Repos   *repo.Service
-	Version string // Cairn's own version, e.g. 0.1.0
+	Config    *config.Config
+	DB        *db.DB
+	Users     *user.Service
+	Tokens    *auth.Tokens
+	Authn     *auth.Authenticator
+	Access    *access.Checker
+	Orgs      *org.Service
+	Repos     *repo.Service
+	Templates *templates.Set
+	Version   string // Cairn's own version, e.g. 0.1.0
 }
 
 // API is the /api/v1 handler set.

@@ -25,6 +25,7 @@ func (a *API) routes() chi.Router {
 		r.Get("/settings/ui", a.getUISettings)
 		r.Get("/settings/repository", a.getRepoSettings)
 		r.Get("/settings/attachment", a.getAttachmentSettings)
+		newTemplateHandlers(a.Templates, a.rootURL, a.fail).routes(r)
 
 		// The signed-in user.
 		r.Route("/user", func(r chi.Router) {

@@ -32,6 +32,7 @@ var wireTypes = []struct {
 	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
 	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
 	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
+	{GitignoreTemplateInfo{}, true, nil}, {LicensesTemplateListEntry{}, true, nil}, {LicenseTemplateInfo{}, true, nil}, {LabelTemplate{}, true, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) {
