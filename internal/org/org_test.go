@@ -173,6 +173,8 @@ func TestCreateOrgValidation(t *testing.T) {
 		{"bad website", CreateOptions{Name: "ok2", Website: "ftp://x"}, errs.KindInvalid, 0, "website"},
 		{"bad visibility", CreateOptions{Name: "ok3", Visibility: 7}, errs.KindInvalid, 0, "visibility"},
 		{"long location", CreateOptions{Name: "ok4", Location: strings.Repeat("l", 51)}, errs.KindInvalid, 0, "location"},
+		{"long full name", CreateOptions{Name: "ok5", FullName: strings.Repeat("ü", 101)}, errs.KindInvalid, 0, "full name"},
+		{"long description", CreateOptions{Name: "ok6", Description: strings.Repeat("é", 256)}, errs.KindInvalid, 0, "description"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,10 +190,15 @@ func TestCreateOrgValidation(t *testing.T) {
 	if _, err := e.orgs.Create(e.ctx, o, CreateOptions{Name: "child"}); err == nil {
 		t.Fatal("an organization created an organization")
 	}
+	// Limits count characters, not bytes.
+	if _, err := e.orgs.Create(e.ctx, alice, CreateOptions{Name: "runes", FullName: strings.Repeat("ü", 100),
+		Description: strings.Repeat("é", 255), Location: strings.Repeat("ö", 50)}); err != nil {
+		t.Fatal(err)
+	}
 	// Nothing was left behind by the failed attempts.
 	_, total, err := e.orgs.SearchOrgs(e.ctx, "", nil, 0, 0)
-	if err != nil || total != 2 {
-		t.Fatalf("orgs = %d, %v; want 2", total, err)
+	if err != nil || total != 3 {
+		t.Fatalf("orgs = %d, %v; want 3", total, err)
 	}
 }
 

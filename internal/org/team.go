@@ -558,22 +558,23 @@ func (s *Service) SearchTeams(ctx context.Context, org *user.User, q string, inc
 
 // ListUserTeams lists the teams uid is in across all organizations (ordered by
 // organization name, then team name) with the total count, and the
-// organizations of the listed teams keyed by id. limit <= 0 means no limit.
-func (s *Service) ListUserTeams(ctx context.Context, uid int64, limit, offset int) ([]*Team, map[int64]*user.User, int64, error) {
-	total, err := s.db.Count(ctx, "SELECT COUNT(*) FROM team_user tu WHERE tu.uid = ?", uid)
+// organizations of the listed teams keyed by id. visibleCond, a condition on
+// the organization as users alias "u" with visibleArgs (the API passes
+// access.OrgCond(viewer) so a token limited to public data sees only teams of
+// public organizations), restricts the list; empty means no restriction.
+// limit <= 0 means no limit.
+func (s *Service) ListUserTeams(ctx context.Context, uid int64, visibleCond string, visibleArgs []any, limit, offset int) ([]*Team, map[int64]*user.User, int64, error) {
+	tail := "JOIN team_user tu ON tu.team_id = t.id JOIN users u ON u.id = t.org_id WHERE tu.uid = ? AND " + condOrTrue(visibleCond)
+	args := append([]any{uid}, visibleArgs...)
+	total, err := s.db.Count(ctx, "SELECT COUNT(*) FROM team t "+tail, args...)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	list, err := s.listTeams(ctx, `JOIN team_user tu ON tu.team_id = t.id JOIN users o ON o.id = t.org_id
-		WHERE tu.uid = ? ORDER BY o.lower_name, t.lower_name, t.id`+page(limit, offset), uid)
+	list, err := s.listTeams(ctx, tail+" ORDER BY u.lower_name, t.lower_name, t.id"+page(limit, offset), args...)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	ids := make([]int64, 0, len(list))
-	for _, t := range list {
-		ids = append(ids, t.OrgID)
-	}
-	orgs, err := s.users.Store.GetByIDs(ctx, ids)
+	orgs, err := s.LoadTeamOrgs(ctx, list)
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -279,7 +279,7 @@ func TestTeamLists(t *testing.T) {
 	// ListUserTeams: teams across orgs with the orgs loaded in one batch.
 	o2 := e.org(t, bob, "bobcorp", user.VisibilityPrivate)
 	ctx, n = counted(e.ctx)
-	teams, orgs, total, err := e.orgs.ListUserTeams(ctx, bob.ID, 0, 0)
+	teams, orgs, total, err := e.orgs.ListUserTeams(ctx, bob.ID, "", nil, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,13 +292,18 @@ func TestTeamLists(t *testing.T) {
 	if len(orgs) != 2 || orgs[o.ID].Name != "acme" || orgs[o2.ID].Name != "bobcorp" {
 		t.Fatalf("orgs = %v", orgs)
 	}
-	teams, _, total, _ = e.orgs.ListUserTeams(e.ctx, bob.ID, 2, 4)
+	teams, _, total, _ = e.orgs.ListUserTeams(e.ctx, bob.ID, "", nil, 2, 4)
 	if total != 5 || len(teams) != 1 || teams[0].OrgID != o2.ID {
 		t.Fatalf("ListUserTeams page = %v %d", teamNames(teams), total)
 	}
 	loaded, err := e.orgs.LoadTeamOrgs(e.ctx, teams)
 	if err != nil || loaded[o2.ID] == nil {
 		t.Fatalf("LoadTeamOrgs = %v, %v", loaded, err)
+	}
+	// A visibility condition on the organization keeps only matching teams.
+	teams, orgs, total, err = e.orgs.ListUserTeams(e.ctx, bob.ID, "u.visibility = ?", []any{int(user.VisibilityPublic)}, 0, 0)
+	if err != nil || total != 4 || len(teams) != 4 || len(orgs) != 1 || orgs[o.ID] == nil {
+		t.Fatalf("ListUserTeams of public orgs = %v %d %v", teamNames(teams), total, err)
 	}
 }
 

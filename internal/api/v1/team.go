@@ -215,10 +215,12 @@ func (a *API) searchTeams(w http.ResponseWriter, r *http.Request) {
 }
 
 // listMyTeams serves GET /user/teams: the caller's teams in every
-// organization, each with its organization (loaded in one batch).
+// organization (only public ones for a token limited to public data), each
+// with its organization (loaded in one batch).
 func (a *API) listMyTeams(w http.ResponseWriter, r *http.Request) {
 	pg := a.paging(r)
-	list, orgs, total, err := a.Orgs.ListUserTeams(r.Context(), doer(r).ID, pg.Limit, pg.Offset())
+	cond, args := access.OrgCond(viewer(r))
+	list, orgs, total, err := a.Orgs.ListUserTeams(r.Context(), doer(r).ID, cond, args, pg.Limit, pg.Offset())
 	if err != nil {
 		a.fail(w, r, err)
 		return
