@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/githttp"
 	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/templates"
@@ -37,6 +38,7 @@ type app struct {
 	repos     *repo.Service
 	hooks     *hooks.Server
 	templates *templates.Set
+	issues    *issue.Service
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -86,6 +88,7 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		d.Close()
 		return nil, err
 	}
+	a.issues = issue.NewService(d, a.repos, a.users.Store)
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -98,7 +101,7 @@ func (a *app) close() { a.db.Close() }
 func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Version: version,
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {

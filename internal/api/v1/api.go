@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/templates"
@@ -32,6 +33,7 @@ type Deps struct {
 	Access    *access.Checker
 	Orgs      *org.Service
 	Repos     *repo.Service
+	Issues    *issue.Service
 	Templates *templates.Set
 	Version   string // Cairn's own version, e.g. 0.1.0
 }

@@ -93,10 +93,15 @@ func (a *API) routes() chi.Router {
 		// Repositories.
 		r.With(a.scope(auth.CatRepository)).Get("/repos/search", a.searchRepos)
 		r.With(a.scope(auth.CatRepository)).Get("/repositories/{id}", a.getRepoByID)
+		r.With(a.scope(auth.CatIssue)).Get("/repos/issues/search", a.searchIssues)
 		r.Route("/repos/{owner}/{repo}", func(r chi.Router) {
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatRepository), a.repoAssignment)
 				a.repoRoutes(r)
+			})
+			r.Group(func(r chi.Router) {
+				r.Use(a.scope(auth.CatIssue), a.repoAssignment)
+				a.issueRoutes(r)
 			})
 		})
 	})

@@ -9,5 +9,6 @@ func All() []db.Migration {
 	return []db.Migration{
 		accounts0001(),
 		repositories0002(),
+		issues0003(),
 	}
 }

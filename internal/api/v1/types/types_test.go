@@ -32,6 +32,13 @@ var wireTypes = []struct {
 	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
 	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
 	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
+	{Label{}, true, nil}, {Milestone{}, true, nil}, {PullRequestMeta{}, true, nil}, {RepositoryMeta{}, true, nil},
+	{Attachment{}, true, nil}, {Issue{}, true, nil}, {CreateIssueOption{}, false, nil}, {EditIssueOption{}, false, nil},
+	{Comment{}, true, nil}, {CreateIssueCommentOption{}, false, nil}, {EditIssueCommentOption{}, false, nil},
+	{IssueDeadline{}, true, nil}, {EditDeadlineOption{}, false, nil},
+	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
+	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
+	{SearchResults{}, true, nil},
 	{GitignoreTemplateInfo{}, true, nil}, {LicensesTemplateListEntry{}, true, nil}, {LicenseTemplateInfo{}, true, nil}, {LabelTemplate{}, true, nil},
 }
 

@@ -1,0 +1,201 @@
+package issue
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/errs"
+)
+
+// ListOptions filters and orders issue lists (one repository or a search
+// across repositories).
+type ListOptions struct {
+	// RepoIDs restricts to these repositories; RepoCond/RepoArgs (a condition
+	// on "i.repo_id") restricts to repositories the caller may see.
+	RepoIDs  []int64
+	RepoCond string
+	RepoArgs []any
+	// State is "open" (default), "closed" or "all".
+	State string
+	// IsPull: nil for both, else issues only or pull requests only.
+	IsPull *bool
+	// LabelIDs: every one must be on the issue. NoLabel selects issues without labels.
+	LabelIDs []int64
+	NoLabel  bool
+	// MilestoneIDs: any of them; NoMilestone selects issues without one.
+	MilestoneIDs []int64
+	NoMilestone  bool
+	AssigneeID   int64
+	PosterID     int64
+	MentionedID  int64
+	// Since/Before bound the update time.
+	Since  time.Time
+	Before time.Time
+	// Keyword matches title or body (case-insensitive), or "#N"/"N" the number.
+	Keyword string
+	// Sort: "" / "latest" (newest), "oldest", "recentupdate", "leastupdate",
+	// "mostcomment", "leastcomment", "nearduedate", "farduedate", "priority".
+	Sort string
+	// Pinned selects pinned issues only, in pin order.
+	Pinned bool
+	Limit  int
+	Offset int
+}
+
+// likePattern escapes a keyword for LIKE ... ESCAPE '!' and wraps it in wildcards.
+func likePattern(q string) string {
+	q = strings.ToLower(q)
+	q = strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`).Replace(q)
+	return "%" + q + "%"
+}
+
+// where builds the condition and arguments of o.
+func (o ListOptions) where() (string, []any, error) {
+	var conds []string
+	var args []any
+	if len(o.RepoIDs) > 0 {
+		conds = append(conds, "i.repo_id IN "+db.In(len(o.RepoIDs)))
+		args = append(args, db.Int64Args(o.RepoIDs)...)
+	}
+	if o.RepoCond != "" {
+		conds = append(conds, o.RepoCond)
+		args = append(args, o.RepoArgs...)
+	}
+	switch o.State {
+	case "", "open":
+		conds = append(conds, "i.is_closed = ?")
+		args = append(args, false)
+	case "closed":
+		conds = append(conds, "i.is_closed = ?")
+		args = append(args, true)
+	case "all":
+	default:
+		return "", nil, errs.InvalidField("state", "invalid state %q: open, closed or all", o.State)
+	}
+	if o.IsPull != nil {
+		conds = append(conds, "i.is_pull = ?")
+		args = append(args, *o.IsPull)
+	}
+	for _, lid := range uniq(o.LabelIDs) {
+		conds = append(conds, "i.id IN (SELECT il.issue_id FROM issue_label il WHERE il.label_id = ?)")
+		args = append(args, lid)
+	}
+	if o.NoLabel {
+		conds = append(conds, "i.id NOT IN (SELECT il.issue_id FROM issue_label il)")
+	}
+	if len(o.MilestoneIDs) > 0 || o.NoMilestone {
+		var ms []string
+		if len(o.MilestoneIDs) > 0 {
+			ms = append(ms, "i.milestone_id IN "+db.In(len(o.MilestoneIDs)))
+			args = append(args, db.Int64Args(o.MilestoneIDs)...)
+		}
+		if o.NoMilestone {
+			ms = append(ms, "i.milestone_id = 0")
+		}
+		conds = append(conds, "("+strings.Join(ms, " OR ")+")")
+	}
+	if o.AssigneeID != 0 {
+		conds = append(conds, "i.id IN (SELECT a.issue_id FROM issue_assignees a WHERE a.assignee_id = ?)")
+		args = append(args, o.AssigneeID)
+	}
+	if o.PosterID != 0 {
+		conds = append(conds, "i.poster_id = ?")
+		args = append(args, o.PosterID)
+	}
+	if o.MentionedID != 0 {
+		conds = append(conds, "i.id IN (SELECT iu.issue_id FROM issue_user iu WHERE iu.uid = ? AND iu.is_mentioned = ?)")
+		args = append(args, o.MentionedID, true)
+	}
+	if !o.Since.IsZero() {
+		conds = append(conds, "i.updated_unix >= ?")
+		args = append(args, o.Since.Unix())
+	}
+	if !o.Before.IsZero() {
+		conds = append(conds, "i.updated_unix <= ?")
+		args = append(args, o.Before.Unix())
+	}
+	if kw := strings.TrimSpace(o.Keyword); kw != "" {
+		pat := likePattern(kw)
+		c := "LOWER(i.title) LIKE ? ESCAPE '!' OR LOWER(i.content) LIKE ? ESCAPE '!'"
+		args = append(args, pat, pat)
+		if n, ok := parseIndex(kw); ok {
+			c += " OR i.idx = ?"
+			args = append(args, n)
+		}
+		conds = append(conds, "("+c+")")
+	}
+	if o.Pinned {
+		conds = append(conds, "i.pin_order > 0")
+	}
+	if len(conds) == 0 {
+		return "1 = 1", args, nil
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+func parseIndex(s string) (int64, bool) {
+	s = strings.TrimPrefix(s, "#")
+	var n int64
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func (o ListOptions) order() (string, error) {
+	if o.Pinned {
+		return "i.pin_order ASC", nil
+	}
+	switch o.Sort {
+	case "", "latest", "newest":
+		return "i.created_unix DESC, i.id DESC", nil
+	case "oldest":
+		return "i.created_unix ASC, i.id ASC", nil
+	case "recentupdate":
+		return "i.updated_unix DESC, i.id DESC", nil
+	case "leastupdate":
+		return "i.updated_unix ASC, i.id ASC", nil
+	case "mostcomment":
+		return "i.num_comments DESC, i.created_unix DESC, i.id DESC", nil
+	case "leastcomment":
+		return "i.num_comments ASC, i.created_unix DESC, i.id DESC", nil
+	case "nearduedate":
+		return "CASE WHEN i.deadline_unix = 0 THEN 1 ELSE 0 END, i.deadline_unix ASC, i.id DESC", nil
+	case "farduedate":
+		return "i.deadline_unix DESC, i.id DESC", nil
+	case "priority":
+		return "i.priority DESC, i.created_unix DESC, i.id DESC", nil
+	}
+	return "", errs.InvalidField("sort", "invalid sort %q", o.Sort)
+}
+
+// Search returns one page of issues matching o and the total: one count
+// query and one page query.
+func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, error) {
+	where, args, err := o.where()
+	if err != nil {
+		return nil, 0, err
+	}
+	order, err := o.order()
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue i WHERE "+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	list, err := s.ListIssues(ctx, "WHERE "+where+" ORDER BY "+order+db.LimitOffset(limit, o.Offset), args...)
+	return list, total, err
+}
