@@ -58,6 +58,8 @@ type Service struct {
 	listeners []Listener
 
 	closingBlocker ClosingBlocker
+	// labelTemplates gives the label sets applied at repository creation (SetLabelTemplates).
+	labelTemplates LabelTemplates
 }
 
 // NewService returns the issue service.
@@ -90,34 +92,23 @@ func validateTitle(t string) (string, error) {
 }
 
 // nextIndex reserves the next number of a repository's issues and pull
-// requests. It must run inside a transaction; the row lock on issue_index
-// makes concurrent creations get distinct, consecutive numbers.
+// requests. It must run inside a transaction: the upsert locks the
+// repository's issue_index row, so concurrent creations get distinct,
+// consecutive numbers.
 func (s *Service) nextIndex(ctx context.Context, repoID int64) (int64, error) {
-	for attempt := 0; attempt < 5; attempt++ {
-		res, err := s.db.Exec(ctx, "UPDATE issue_index SET max_index = max_index + 1 WHERE repo_id = ?", repoID)
-		if err != nil {
+	var idx int64
+	switch s.db.Dialect {
+	case db.MySQL:
+		if _, err := s.db.Exec(ctx, "INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1) ON DUPLICATE KEY UPDATE max_index = max_index + 1", repoID); err != nil {
 			return 0, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var max int64
-			if err := s.db.QueryRow(ctx, "SELECT COALESCE(MAX(idx), 0) FROM issue WHERE repo_id = ?", repoID).Scan(&max); err != nil {
-				return 0, err
-			}
-			if _, err := s.db.Exec(ctx, "INSERT INTO issue_index (repo_id, max_index) VALUES (?, ?)", repoID, max+1); err != nil {
-				if db.IsUniqueViolation(err) {
-					continue
-				}
-				return 0, err
-			}
-			return max + 1, nil
-		}
-		var idx int64
-		if err := s.db.QueryRow(ctx, "SELECT max_index FROM issue_index WHERE repo_id = ?", repoID).Scan(&idx); err != nil {
-			return 0, err
-		}
-		return idx, nil
+		err := s.db.QueryRow(ctx, "SELECT max_index FROM issue_index WHERE repo_id = ?", repoID).Scan(&idx)
+		return idx, err
+	default:
+		err := s.db.QueryRow(ctx, `INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
+			ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1 RETURNING max_index`, repoID).Scan(&idx)
+		return idx, err
 	}
-	return 0, errs.Conflict("could not reserve an issue number, try again")
 }
 
 // CreateOptions describes a new issue.
