@@ -58,8 +58,6 @@ type Service struct {
 	listeners []Listener
 
 	closingBlocker ClosingBlocker
-	// labelTemplates gives the label sets applied at repository creation (SetLabelTemplates).
-	labelTemplates LabelTemplates
 }
 
 // NewService returns the issue service.
