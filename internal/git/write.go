@@ -70,6 +70,12 @@ type CommitFilesOptions struct {
 	// Committer defaults to Author. Zero times mean now.
 	Committer *Signature
 	Changes   []FileChange
+	// BeforeUpdate, when set, is called once the new commit is written and
+	// just before the branch moves to it, with the branch's expected old
+	// value ("" when the branch is created) and the new commit. An error
+	// it returns is returned as is and leaves the branch untouched (the
+	// server's push rules plug in here).
+	BeforeUpdate func(ctx context.Context, oldSHA, newSHA string) error
 }
 
 // indexEntry is a file in the temporary index.
@@ -285,6 +291,11 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 		up.create = true
 	} else {
 		up.oldSHA = parent
+	}
+	if opts.BeforeUpdate != nil {
+		if err := opts.BeforeUpdate(ctx, up.oldSHA, commit); err != nil {
+			return "", err
+		}
 	}
 	if err := g.updateRefs(ctx, repoPath, up); err != nil {
 		if errors.Is(err, ErrAlreadyExists) && opts.StartPoint == "" {

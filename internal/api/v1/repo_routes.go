@@ -8,4 +8,6 @@ func (a *API) repoRoutes(r chi.Router) {
 	r.Get("/", a.getRepo)
 	r.With(a.reqRepoAdmin).Patch("/", a.editRepo)
 	r.With(a.reqRepoOwner).Delete("/", a.deleteRepo)
+	a.gitRoutes(r)
+	a.contentsRoutes(r)
 }

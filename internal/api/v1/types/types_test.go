@@ -35,6 +35,12 @@ var foundationWireTypes = []wireType{
 	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
 	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
 	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
+	{PayloadUser{}, true, nil}, {PayloadCommitVerification{}, true, nil}, {PayloadCommit{}, true, nil}, {Branch{}, true, nil},
+	{CreateBranchRepoOption{}, false, nil}, {UpdateBranchRepoOption{}, false, nil}, {CommitMeta{}, true, nil}, {CommitUser{}, true, nil},
+	{RepoCommit{}, true, nil}, {CommitStats{}, true, nil}, {CommitAffectedFiles{}, true, nil}, {Commit{}, true, nil},
+	{Compare{}, true, nil}, {Tag{}, true, nil}, {CreateTagOption{}, false, nil}, {AnnotatedTagObject{}, true, nil},
+	{AnnotatedTag{}, true, nil}, {GitObject{}, true, nil}, {Reference{}, true, nil}, {GitEntry{}, true, nil},
+	{GitTreeResponse{}, true, nil}, {GitBlobResponse{}, true, nil},
 	{Label{}, true, nil}, {Milestone{}, true, nil}, {PullRequestMeta{}, true, nil}, {RepositoryMeta{}, true, nil},
 	{Attachment{}, true, nil}, {Issue{}, true, nil}, {CreateIssueOption{}, false, nil}, {EditIssueOption{}, false, nil},
 	{Comment{}, true, nil}, {CreateIssueCommentOption{}, false, nil}, {EditIssueCommentOption{}, false, nil},
@@ -42,6 +48,10 @@ var foundationWireTypes = []wireType{
 	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
 	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
 	{SearchResults{}, true, nil},
+	{ContentsResponse{}, true, nil}, {FileLinksResponse{}, true, nil}, {FileCommitResponse{}, true, nil}, {FileResponse{}, true, nil},
+	{FilesResponse{}, true, nil}, {FileDeleteResponse{}, true, nil}, {Identity{}, false, nil}, {CommitDateOptions{}, false, nil},
+	{CreateFileOptions{}, false, nil}, {UpdateFileOptions{}, false, nil}, {DeleteFileOptions{}, false, nil},
+	{ChangeFileOperation{}, false, nil}, {ChangeFilesOptions{}, false, nil},
 	{GitignoreTemplateInfo{}, true, nil}, {LicensesTemplateListEntry{}, true, nil}, {LicenseTemplateInfo{}, true, nil}, {LabelTemplate{}, true, nil},
 }
 
