@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -44,6 +45,19 @@ func adminUserCreate(ctx context.Context, args []string, stdout io.Writer, geten
 		return err
 	}
 	defer a.close()
+	// As in Gitea, the first account of an empty instance is not forced to
+	// change its password unless --must-change-password is given explicitly.
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "must-change-password" })
+	if !explicit {
+		n, err := a.db.Count(ctx, "SELECT COUNT(*) FROM users WHERE type = 0")
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			*mustChange = false
+		}
+	}
 	u, err := a.users.Create(ctx, user.CreateOptions{Name: *name, Email: *email, Password: *pw, IsAdmin: *isAdmin,
 		IsRestricted: *restricted, MustChangePassword: *mustChange, Active: true})
 	if err != nil {

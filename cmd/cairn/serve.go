@@ -25,6 +25,10 @@ func serve(ctx context.Context, stdout io.Writer, getenv func(string) string) er
 	for _, w := range a.workers() {
 		workers = append(workers, w)
 	}
+	sshSrv, err := a.sshServer()
+	if err != nil {
+		return err
+	}
 	s := &server.Server{
 		HTTPAddr:        a.cfg.HTTPAddr,
 		Handler:         a.handler(),
@@ -35,6 +39,9 @@ func serve(ctx context.Context, stdout io.Writer, getenv func(string) string) er
 			slog.Info("cairn is serving", "http", httpAddr, "ssh", sshAddr, "root_url", a.cfg.RootURL,
 				"data", a.cfg.DataDir, "database", a.db.Dialect.String())
 		},
+	}
+	if sshSrv != nil {
+		s.SSH = sshSrv // only when enabled: a nil *sshd.Server would make a non-nil Listener
 	}
 	return s.Run(ctx)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -89,6 +90,8 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		return nil, err
 	}
 	a.issues = issue.NewService(d, a.repos, a.users.Store)
+	a.issues.SetLabelTemplates(a.templates)
+	a.repos.SetLabelInitializer(a.issues)
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -127,5 +130,18 @@ func (a *app) workers() []func(context.Context) {
 	}
 	return []func(context.Context){
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
+		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 	}
+}
+
+// sshServer builds the built-in SSH server (host key in <data>/ssh), or
+// returns nil when CAIRN_SSH_ADDR is "off".
+func (a *app) sshServer() (*sshd.Server, error) {
+	if a.cfg.SSHAddr == "" || a.cfg.SSHAddr == "off" {
+		return nil, nil
+	}
+	return sshd.New(sshd.Options{
+		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
+		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone,
+	})
 }

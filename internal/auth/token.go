@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -70,7 +71,7 @@ func (t *Tokens) Create(ctx context.Context, uid int64, name string, scopes []st
 	if name == "" {
 		return nil, "", errs.InvalidField("name", "[Name]: Required")
 	}
-	if len(name) > 255 {
+	if utf8.RuneCountInString(name) > 255 {
 		return nil, "", errs.InvalidField("name", "[Name]: MaxSize")
 	}
 	scope, err := ParseScopes(scopes)

@@ -38,6 +38,7 @@ type Config struct {
 	Attachment AttachmentSection `section:"attachment"`
 	Security   SecuritySection   `section:"security"`
 	Migrations MigrationsSection `section:"migrations"`
+	Mirror     MirrorSection     `section:"mirror"`
 	Service    ServiceSection    `section:"service"`
 	Admin      AdminSection      `section:"admin"`
 	Debug      DebugSection      `section:"debug"`
@@ -103,6 +104,12 @@ type MigrationsSection struct {
 	AllowLocalNetworks bool     `key:"ALLOW_LOCALNETWORKS" default:"false"`
 	AllowedDomains     []string `key:"ALLOWED_DOMAINS" default:""`
 	BlockedDomains     []string `key:"BLOCKED_DOMAINS" default:""`
+}
+
+// MirrorSection is [mirror].
+type MirrorSection struct {
+	// Enabled allows pull mirrors; GET /settings/repository reports mirrors_disabled = !Enabled.
+	Enabled bool `key:"ENABLED" default:"true"`
 }
 
 // ServiceSection is [service].

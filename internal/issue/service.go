@@ -58,6 +58,8 @@ type Service struct {
 	listeners []Listener
 
 	closingBlocker ClosingBlocker
+	// labelTemplates gives the label sets applied at repository creation (SetLabelTemplates).
+	labelTemplates LabelTemplates
 }
 
 // NewService returns the issue service.

@@ -30,37 +30,42 @@ func (h deleteHook) CheckDelete(ctx context.Context, u *user.User) error {
 	return nil
 }
 
-// Purge removes u from every team and organization. It refuses, changing
-// nothing, when u is the last member of an organization's Owners team.
+// RepoPurger deletes every repository of an owner; the repository service
+// implements it. With it, purging a user also deletes the organizations the
+// user alone owns, with their repositories, as Gitea does.
+type RepoPurger interface {
+	PurgeOwnedRepos(ctx context.Context, ownerID int64) error
+}
+
+// Purge removes u from every team and organization. Organizations whose only
+// owner is u are deleted with their repositories when the repository service
+// can purge them; otherwise it refuses, changing nothing.
 func (h deleteHook) Purge(ctx context.Context, u *user.User) error {
 	s := h.s
-	return s.db.WithTx(ctx, func(ctx context.Context) error {
-		rows, err := s.db.Query(ctx, `SELECT o.name FROM team t
-			JOIN team_user tu ON tu.team_id = t.id
-			JOIN users o ON o.id = t.org_id
-			WHERE tu.uid = ? AND t.authorize = ?
-			AND NOT EXISTS (SELECT 1 FROM team_user x WHERE x.team_id = t.id AND x.uid <> ?)
-			ORDER BY o.lower_name`, u.ID, int(access.ModeOwner), u.ID)
-		if err != nil {
-			return err
+	orgs, err := s.soleOwnedOrgs(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	if len(orgs) > 0 {
+		purger, ok := s.repos.(RepoPurger)
+		if !ok {
+			names := make([]string, len(orgs))
+			for i, o := range orgs {
+				names[i] = o.Name
+			}
+			return errs.Invalid("user %s is the last owner of organization %s [uid: %d]: add another owner or delete the organization first",
+				u.Name, strings.Join(names, ", "), u.ID)
 		}
-		var orgs []string
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				rows.Close()
+		for _, o := range orgs {
+			if err := purger.PurgeOwnedRepos(ctx, o.ID); err != nil {
 				return err
 			}
-			orgs = append(orgs, name)
+			if err := s.Delete(ctx, o); err != nil {
+				return err
+			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(orgs) > 0 {
-			return errs.Invalid("user %s is the last owner of organization %s [uid: %d]: add another owner or delete the organization first",
-				u.Name, strings.Join(orgs, ", "), u.ID)
-		}
+	}
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
 		for _, q := range []string{
 			"DELETE FROM team_user WHERE uid = ?",
 			"DELETE FROM org_user WHERE uid = ?",
@@ -71,4 +76,13 @@ func (h deleteHook) Purge(ctx context.Context, u *user.User) error {
 		}
 		return nil
 	})
+}
+
+// soleOwnedOrgs lists the organizations whose Owners team has uid as its only member.
+func (s *Service) soleOwnedOrgs(ctx context.Context, uid int64) ([]*user.User, error) {
+	return s.users.Store.List(ctx, `WHERE u.type = 1 AND u.id IN (SELECT t.org_id FROM team t
+		JOIN team_user tu ON tu.team_id = t.id
+		WHERE tu.uid = ? AND t.authorize = ?
+		AND NOT EXISTS (SELECT 1 FROM team_user x WHERE x.team_id = t.id AND x.uid <> ?)) ORDER BY u.lower_name`,
+		uid, int(access.ModeOwner), uid)
 }

@@ -542,6 +542,7 @@ func TestUserDeleteHook(t *testing.T) {
 	e.org(t, alice, "beta", user.VisibilityPublic)
 
 	wantErr(t, e.users.Delete(e.ctx, alice, false), errs.KindInvalid, 0, fmt.Sprintf("user still has membership of organizations [uid: %d, count: 2]", alice.ID))
+	// Without a repository purger, organizations alice alone owns block the purge.
 	wantErr(t, e.users.Delete(e.ctx, alice, true), errs.KindInvalid, 0, "last owner of organization acme, beta")
 
 	owners := e.owners(t, o)
@@ -552,6 +553,22 @@ func TestUserDeleteHook(t *testing.T) {
 	if n, _ := e.db.Count(e.ctx, "SELECT COUNT(*) FROM team_user WHERE uid = ?", alice.ID); n != 2 {
 		t.Fatalf("refused purge removed memberships: %d left", n)
 	}
+	// With one, purging alice deletes beta (she alone owns it) and keeps acme.
+	purged := &fakePurger{}
+	e.orgs.SetRepoCounter(purged)
+	if err := e.users.Delete(e.ctx, alice, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(purged.owners) != 1 {
+		t.Fatalf("repositories purged for %v, want only beta's", purged.owners)
+	}
+	if _, err := e.orgs.GetByName(e.ctx, "beta"); !errs.IsNotFound(err) {
+		t.Fatalf("beta survived the purge of its only owner: %v", err)
+	}
+	if _, err := e.orgs.GetByName(e.ctx, "acme"); err != nil {
+		t.Fatalf("acme, which bob also owns, is gone: %v", err)
+	}
+	alice = e.user(t, "alice")
 	// bob is only in acme's Owners team, with alice: purging him is fine.
 	if err := e.users.Delete(e.ctx, bob, true); err != nil {
 		t.Fatal(err)
@@ -564,4 +581,14 @@ func TestUserDeleteHook(t *testing.T) {
 	if err := e.users.Delete(e.ctx, carol, false); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fakePurger records which owners' repositories were purged.
+type fakePurger struct{ owners []int64 }
+
+func (f *fakePurger) CountOwnedRepos(ctx context.Context, ownerID int64) (int64, error) { return 0, nil }
+
+func (f *fakePurger) PurgeOwnedRepos(ctx context.Context, ownerID int64) error {
+	f.owners = append(f.owners, ownerID)
+	return nil
 }

@@ -326,6 +326,21 @@ func (s *Service) CountOwnedRepos(ctx context.Context, ownerID int64) (int64, er
 	return s.db.Count(ctx, "SELECT COUNT(*) FROM repository WHERE owner_id = ?", ownerID)
 }
 
+// PurgeOwnedRepos deletes every repository of an owner (organization
+// deletion while purging a user).
+func (s *Service) PurgeOwnedRepos(ctx context.Context, ownerID int64) error {
+	list, err := s.List(ctx, "WHERE r.owner_id = ?", ownerID)
+	if err != nil {
+		return err
+	}
+	for _, r := range list {
+		if err := s.Delete(ctx, r); err != nil {
+			return fmt.Errorf("purge repository %s: %w", r.FullName(), err)
+		}
+	}
+	return nil
+}
+
 // UserDeleteHook keeps users who own repositories from being deleted, and
 // deletes their repositories when purging.
 func (s *Service) UserDeleteHook() user.DeleteHook { return repoDeleteHook{s} }

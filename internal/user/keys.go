@@ -2,10 +2,12 @@ package user
 
 import (
 	"context"
+	"crypto/rsa"
 	"database/sql"
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/ssh"
 
@@ -26,6 +28,10 @@ type PublicKey struct {
 	Updated     time.Time
 }
 
+// MinRSAKeyBits is the smallest RSA key accepted (3071 so that a 3072-bit key
+// that loads as 3071 bits still passes).
+const MinRSAKeyBits = 3071
+
 // ParseSSHKey parses one authorized_keys line and returns the normalized
 // content ("type base64") and the SHA256 fingerprint.
 func ParseSSHKey(content string) (normalized, fingerprint string, err error) {
@@ -42,6 +48,12 @@ func ParseSSHKey(content string) (normalized, fingerprint string, err error) {
 	}
 	if pk.Type() == ssh.KeyAlgoDSA {
 		return "", "", errs.InvalidField("key", "DSA keys are not accepted")
+	}
+	// Gitea's default [ssh.minimum_key_sizes]: RSA keys need 3071 bits or more.
+	if cpk, ok := pk.(ssh.CryptoPublicKey); ok {
+		if rk, ok := cpk.CryptoPublicKey().(*rsa.PublicKey); ok && rk.N.BitLen() < MinRSAKeyBits {
+			return "", "", errs.InvalidField("key", "Invalid key content: key length is not enough: got %d, needs %d", rk.N.BitLen(), MinRSAKeyBits)
+		}
 	}
 	normalized = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
 	return normalized, ssh.FingerprintSHA256(pk), nil
@@ -67,7 +79,7 @@ func (s *Service) AddKey(ctx context.Context, ownerID int64, title, content stri
 	if title == "" {
 		return nil, errs.InvalidField("title", "title is required")
 	}
-	if len(title) > 50 {
+	if utf8.RuneCountInString(title) > 50 {
 		return nil, errs.InvalidField("title", "title is too long: at most 50 characters")
 	}
 	norm, fp, err := ParseSSHKey(content)

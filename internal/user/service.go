@@ -248,7 +248,7 @@ func (s *Service) Delete(ctx context.Context, u *User, purge bool) error {
 			return err
 		}
 		if n <= 1 {
-			return errs.Invalid("user %s is the last admin and cannot be deleted", u.Name)
+			return errs.Invalid("can not delete the last admin user [uid: %d]", u.ID)
 		}
 	}
 	// Every guard is asked before anything is removed; then each hook removes

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/errs"
 )
@@ -88,7 +89,7 @@ func ValidateEmail(email string) error {
 
 // ValidateFullName checks a display name.
 func ValidateFullName(s string) error {
-	if len(s) > 100 {
+	if utf8.RuneCountInString(s) > 100 {
 		return errs.InvalidField("full_name", "full name is too long: at most 100 characters")
 	}
 	return nil

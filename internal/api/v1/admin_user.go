@@ -172,7 +172,7 @@ func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request) {
 	}
 	if o.Password != "" {
 		if err := maxLen("password", o.Password, 255); err != nil {
-			a.fail(w, r, passwordStatus400(err))
+			a.fail(w, r, err) // a binding rule in Gitea: 422
 			return
 		}
 		hash, err := a.Users.HashPassword(o.Password)
@@ -180,10 +180,8 @@ func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request) {
 			a.fail(w, r, passwordStatus400(err))
 			return
 		}
+		// As in Gitea, must_change_password changes only when it is given.
 		u.PasswdHash = hash
-		if o.MustChangePassword == nil {
-			u.MustChangePassword = false
-		}
 	}
 	if o.Email != nil && *o.Email != "" {
 		if err := a.Users.SetPrimaryEmail(ctx, u, *o.Email); err != nil {

@@ -31,13 +31,21 @@ func (a *API) listMyFollowing(w http.ResponseWriter, r *http.Request) {
 	a.listFollowingOf(w, r, doer(r))
 }
 
+// listUserFollowers serves GET /users/{username}/followers.
 func (a *API) listUserFollowers(w http.ResponseWriter, r *http.Request) {
+	if !a.requireSignedIn(w, r) {
+		return
+	}
 	if u, ok := a.loadVisibleUser(w, r); ok {
 		a.listFollowersOf(w, r, u)
 	}
 }
 
+// listUserFollowing serves GET /users/{username}/following.
 func (a *API) listUserFollowing(w http.ResponseWriter, r *http.Request) {
+	if !a.requireSignedIn(w, r) {
+		return
+	}
 	if u, ok := a.loadVisibleUser(w, r); ok {
 		a.listFollowingOf(w, r, u)
 	}
@@ -65,6 +73,9 @@ func (a *API) checkMyFollowing(w http.ResponseWriter, r *http.Request) {
 
 // checkUserFollowing serves GET /users/{username}/following/{target}.
 func (a *API) checkUserFollowing(w http.ResponseWriter, r *http.Request) {
+	if !a.requireSignedIn(w, r) {
+		return
+	}
 	u, ok := a.loadVisibleUser(w, r)
 	if !ok {
 		return

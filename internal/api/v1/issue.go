@@ -354,7 +354,11 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 		a.errorJSON(w, http.StatusForbidden, "the conversation is locked")
 		return
 	}
-	// Validate everything before changing anything.
+	// Validate everything before changing anything. An empty title means
+	// "unchanged": the Go SDK always sends the key.
+	if o.Title != nil && *o.Title == "" {
+		o.Title = nil
+	}
 	if o.Title != nil {
 		if err := firstErr(required("title", *o.Title), maxLen("title", *o.Title, issue.MaxTitleLength)); err != nil {
 			a.fail(w, r, err)

@@ -25,4 +25,5 @@ func (a *API) issueRoutes(r chi.Router) {
 	r.With(a.signedIn).Post("/issues/{index}/pin", a.pinIssue(true))
 	r.With(a.signedIn).Delete("/issues/{index}/pin", a.pinIssue(false))
 	r.With(a.signedIn).Patch("/issues/{index}/pin/{position}", a.movePin)
+	a.labelRoutes(r)
 }

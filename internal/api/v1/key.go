@@ -28,6 +28,9 @@ func (a *API) listMyKeys(w http.ResponseWriter, r *http.Request) { a.writeKeys(w
 
 // listUserKeys serves GET /users/{username}/keys.
 func (a *API) listUserKeys(w http.ResponseWriter, r *http.Request) {
+	if !a.requireSignedIn(w, r) {
+		return
+	}
 	u, ok := a.loadVisibleUser(w, r)
 	if !ok {
 		return

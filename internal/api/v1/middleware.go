@@ -152,6 +152,17 @@ func (a *API) signedIn(next http.Handler) http.Handler {
 	})
 }
 
+// requireSignedIn answers 401 to signed-out callers and reports whether the
+// handler may go on. Gitea 1.23 puts /users/{username}/keys, /followers and
+// /following behind reqToken, so these need a caller even for public users.
+func (a *API) requireSignedIn(w http.ResponseWriter, r *http.Request) bool {
+	if doer(r) == nil {
+		a.errorJSON(w, http.StatusUnauthorized, "token is required")
+		return false
+	}
+	return true
+}
+
 // siteAdmin answers 401 to signed-out callers and 403 to non-administrators.
 func (a *API) siteAdmin(next http.Handler) http.Handler {
 	return a.signedIn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

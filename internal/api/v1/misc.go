@@ -29,7 +29,7 @@ func (a *API) getUISettings(w http.ResponseWriter, r *http.Request) {
 func (a *API) getRepoSettings(w http.ResponseWriter, r *http.Request) {
 	c := a.Config
 	writeJSON(w, http.StatusOK, types.GeneralRepoSettings{
-		MirrorsDisabled: c.Repository.DisableMigrations, HTTPGitDisabled: c.Repository.HTTPTransferDisabled,
+		MirrorsDisabled: !c.Mirror.Enabled, HTTPGitDisabled: c.Repository.HTTPTransferDisabled,
 		MigrationsDisabled: c.Repository.DisableMigrations, StarsDisabled: c.Repository.DisableStars,
 		TimeTrackingDisabled: !c.Service.EnableTimetracking, LFSDisabled: true,
 	})

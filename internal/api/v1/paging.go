@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+// maxPage bounds ?page= so that (page-1)*limit cannot overflow.
+const maxPage = 1 << 30
+
 // page is a requested slice of a list.
 type page struct {
 	Page  int
@@ -24,6 +27,9 @@ func (a *API) paging(r *http.Request) page {
 	p, _ := strconv.Atoi(q.Get("page"))
 	if p < 1 {
 		p = 1
+	}
+	if p > maxPage {
+		p = maxPage // far past any list; keeps the offset from overflowing
 	}
 	l, _ := strconv.Atoi(q.Get("limit"))
 	if l == 0 {

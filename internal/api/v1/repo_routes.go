@@ -8,6 +8,8 @@ func (a *API) repoRoutes(r chi.Router) {
 	r.Get("/", a.getRepo)
 	r.With(a.reqRepoAdmin).Patch("/", a.editRepo)
 	r.With(a.reqRepoOwner).Delete("/", a.deleteRepo)
+	a.deployKeyRoutes(r)
+	a.repoRelationRoutes(r)
 	a.gitRoutes(r)
 	a.contentsRoutes(r)
 }

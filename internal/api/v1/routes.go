@@ -46,6 +46,7 @@ func (a *API) routes() chi.Router {
 			r.Put("/following/{username}", a.follow)
 			r.Delete("/following/{username}", a.unfollow)
 			a.userOrgRoutes(r)
+			a.userStarWatchRoutes(r)
 			r.With(a.scope(auth.CatRepository)).Get("/repos", a.listMyRepos)
 			r.With(a.scope(auth.CatRepository)).Post("/repos", a.createMyRepo)
 		})
@@ -66,6 +67,7 @@ func (a *API) routes() chi.Router {
 				r.Delete("/{username}/tokens/{token}", a.deleteToken)
 			})
 			a.usersOrgRoutes(r)
+			a.usersStarWatchRoutes(r)
 			r.With(a.scope(auth.CatRepository)).Get("/{username}/repos", a.listUserRepos)
 		})
 
@@ -86,15 +88,18 @@ func (a *API) routes() chi.Router {
 		})
 
 		a.orgRoutes(r)
+		a.orgLabelRoutes(r)
 		r.With(a.scope(auth.CatOrganization)).Get("/orgs/{org}/repos", a.listOrgRepos)
 		r.With(a.scope(auth.CatOrganization), a.signedIn).Post("/orgs/{org}/repos", a.createOrgRepo)
 		r.With(a.scope(auth.CatOrganization, auth.CatRepository), a.signedIn).Post("/org/{org}/repos", a.createOrgRepo)
 
 		// Repositories.
 		r.With(a.scope(auth.CatRepository)).Get("/repos/search", a.searchRepos)
+		a.repoTopLevelRoutes(r)
 		r.With(a.scope(auth.CatRepository)).Get("/repositories/{id}", a.getRepoByID)
 		r.With(a.scope(auth.CatIssue)).Get("/repos/issues/search", a.searchIssues)
 		r.Route("/repos/{owner}/{repo}", func(r chi.Router) {
+			a.transferDecisionRoutes(r)
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatRepository), a.repoAssignment)
 				a.repoRoutes(r)

@@ -21,7 +21,15 @@ func (a *API) tokenOwner(w http.ResponseWriter, r *http.Request) (*user.User, bo
 		err = errs.NotFound("user does not exist [name: %s]", name)
 	}
 	if err == nil && d.ID != u.ID && !d.IsAdmin {
-		err = errs.Forbidden("doer should be the site admin or be same as the contextUser")
+		// Someone else's tokens: 403, but a user the caller may not see stays a 404.
+		var ok bool
+		ok, err = a.Access.CanSeeUser(r.Context(), viewer(r), u)
+		if err == nil && !ok {
+			err = errs.NotFound("user does not exist [name: %s]", name)
+		}
+		if err == nil {
+			err = errs.Forbidden("doer should be the site admin or be same as the contextUser")
+		}
 	}
 	if err != nil {
 		a.fail(w, r, err)

@@ -53,6 +53,8 @@ var foundationWireTypes = []wireType{
 	{CreateFileOptions{}, false, nil}, {UpdateFileOptions{}, false, nil}, {DeleteFileOptions{}, false, nil},
 	{ChangeFileOperation{}, false, nil}, {ChangeFilesOptions{}, false, nil},
 	{GitignoreTemplateInfo{}, true, nil}, {LicensesTemplateListEntry{}, true, nil}, {LicenseTemplateInfo{}, true, nil}, {LabelTemplate{}, true, nil},
+	{DeployKey{}, true, nil},
+	{RepoCollaboratorPermission{}, true, nil}, {AddCollaboratorOption{}, false, nil}, {CreateForkOption{}, false, nil}, {TransferRepoOption{}, false, nil}, {GenerateRepoOption{}, false, nil}, {MigrateRepoOptions{}, false, nil}, {WatchInfo{}, true, nil}, {TopicName{}, true, nil}, {RepoTopicOptions{}, false, nil}, {TopicResponse{}, true, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) { checkWireTypes(t, foundationWireTypes) }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Git transport benchmark (issue 3): clone over HTTP and SSH against
+# `git clone --no-local` from the bare repository on disk (the floor), and
+# `git push --mirror` of the whole history into an empty repository against a
+# local `git push --mirror` into a bare repository without hooks. Also reports
+# the server's peak RSS. Usage: bash bench/git.sh [commits] [branches] [tags]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COMMITS=${1:-3000}
+BRANCHES=${2:-40}
+TAGS=${3:-34}
+WORK=$(mktemp -d)
+trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+go build -o "$WORK/cairn" ./cmd/cairn
+HTTP_PORT=$((20000 + RANDOM % 20000))
+SSH_PORT=$((HTTP_PORT + 1))
+export CAIRN_DATA_DIR="$WORK/data" CAIRN_HTTP_ADDR="127.0.0.1:$HTTP_PORT" CAIRN_SSH_ADDR="127.0.0.1:$SSH_PORT" \
+  CAIRN_ADMIN_USERNAME=root CAIRN_ADMIN_PASSWORD=root-password CAIRN_ADMIN_EMAIL=root@example.com
+URL="http://127.0.0.1:$HTTP_PORT"
+export GIT_TERMINAL_PROMPT=0 GIT_CONFIG_NOSYSTEM=1 HOME="$WORK/home"
+mkdir -p "$HOME"
+git config --global user.name bench && git config --global user.email bench@example.com
+
+echo "generating a repository with $COMMITS commits, $BRANCHES branches, $TAGS tags..."
+git init -q --bare "$WORK/src.git"
+python3 - "$COMMITS" "$BRANCHES" "$TAGS" > "$WORK/stream" <<'PY'
+import sys, random
+commits, branches, tags = map(int, sys.argv[1:4])
+random.seed(42)
+out = sys.stdout
+mark = 0
+files = {}
+words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
+marks = []
+for i in range(commits):
+    mark += 1
+    # change a few files per commit, some of them larger
+    changes = []
+    for _ in range(random.randint(1, 4)):
+        path = "src/pkg%02d/file%03d.txt" % (random.randint(0, 30), random.randint(0, 120))
+        body = "\n".join(" ".join(random.choice(words) for _ in range(12)) for _ in range(random.randint(5, 200))) + "\n"
+        changes.append((path, body))
+    msg = "commit %d: %s\n" % (i, " ".join(random.choice(words) for _ in range(6)))
+    out.write("commit refs/heads/main\nmark :%d\n" % mark)
+    out.write("author Bench <bench@example.com> %d +0000\n" % (1600000000 + i * 600))
+    out.write("committer Bench <bench@example.com> %d +0000\n" % (1600000000 + i * 600))
+    out.write("data %d\n%s" % (len(msg.encode()), msg))
+    if mark > 1:
+        out.write("from :%d\n" % (mark - 1))
+    for path, body in changes:
+        data = body.encode()
+        out.write("M 100644 inline %s\ndata %d\n" % (path, len(data)))
+        out.flush(); sys.stdout.buffer.write(data); out.write("\n")
+    marks.append(mark)
+for b in range(branches):
+    out.write("reset refs/heads/feature-%02d\nfrom :%d\n\n" % (b, random.choice(marks)))
+for t in range(tags):
+    out.write("reset refs/tags/v1.%d.0\nfrom :%d\n\n" % (t, marks[int(len(marks) * (t + 1) / (tags + 1))]))
+PY
+git -C "$WORK/src.git" fast-import --quiet < "$WORK/stream"
+git -C "$WORK/src.git" gc -q --aggressive 2>/dev/null || git -C "$WORK/src.git" gc -q
+REFS=$(git -C "$WORK/src.git" for-each-ref | wc -l)
+SIZE=$(du -sh "$WORK/src.git" | cut -f1)
+echo "source: $REFS refs, $SIZE on disk"
+
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/key"
+export GIT_SSH_COMMAND="ssh -i $WORK/key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p $SSH_PORT"
+
+"$WORK/cairn" serve >"$WORK/log" 2>&1 &
+PID=$!
+until curl -sf "$URL/api/healthz" >/dev/null 2>&1; do sleep 0.01; done
+AUTH="root:root-password"
+curl -sf -u "$AUTH" -H 'Content-Type: application/json' -X POST "$URL/api/v1/user/keys" \
+  -d "{\"title\":\"bench\",\"key\":\"$(cat "$WORK/key.pub")\"}" >/dev/null
+
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+peak_rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$PID/status; }
+
+push_floor=(); push_cairn=()
+for i in 1 2 3; do
+  git init -q --bare "$WORK/floor-$i.git"
+  t=$(date +%s%N); git -C "$WORK/src.git" push -q --mirror "$WORK/floor-$i.git"; push_floor+=("$(ms "$t")")
+  curl -sf -u "$AUTH" -H 'Content-Type: application/json' -X POST "$URL/api/v1/user/repos" -d "{\"name\":\"push$i\"}" >/dev/null
+  t=$(date +%s%N); git -C "$WORK/src.git" push -q --mirror "http://$AUTH@127.0.0.1:$HTTP_PORT/root/push$i.git"; push_cairn+=("$(ms "$t")")
+done
+
+clone_floor=(); clone_http=(); clone_ssh=()
+for i in 1 2 3; do
+  t=$(date +%s%N); git clone -q --no-local --mirror "$WORK/src.git" "$WORK/cf-$i.git"; clone_floor+=("$(ms "$t")")
+  t=$(date +%s%N); git clone -q --mirror "http://127.0.0.1:$HTTP_PORT/root/push1.git" "$WORK/ch-$i.git"; clone_http+=("$(ms "$t")")
+  t=$(date +%s%N); git clone -q --mirror "ssh://git@127.0.0.1:$SSH_PORT/root/push1.git" "$WORK/cs-$i.git"; clone_ssh+=("$(ms "$t")")
+done
+[ "$(git -C "$WORK/ch-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "HTTP clone has the wrong refs"; exit 1; }
+[ "$(git -C "$WORK/cs-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "SSH clone has the wrong refs"; exit 1; }
+
+pf=$(median "${push_floor[@]}"); pc=$(median "${push_cairn[@]}")
+cf=$(median "${clone_floor[@]}"); ch=$(median "${clone_http[@]}"); cs=$(median "${clone_ssh[@]}")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+printf '\n| operation | floor (ms) | Cairn (ms) | ratio |\n|---|---|---|---|\n'
+printf '| clone over HTTP | %s | %s | %s |\n' "$cf" "$ch" "$(ratio "$ch" "$cf")"
+printf '| clone over SSH | %s | %s | %s |\n' "$cf" "$cs" "$(ratio "$cs" "$cf")"
+printf '| push --mirror (%s refs) over HTTP | %s | %s | %s |\n' "$REFS" "$pf" "$pc" "$(ratio "$pc" "$pf")"
+printf '\nserver peak RSS: %s MB (repository on disk: %s)\n' "$(peak_rss)" "$SIZE"

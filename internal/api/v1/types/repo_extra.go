@@ -1,0 +1,114 @@
+package types
+
+import "time"
+
+// RepoCollaboratorPermission is Gitea's RepoCollaboratorPermission: a user's
+// access level to a repository.
+type RepoCollaboratorPermission struct {
+	Permission string `json:"permission"`
+	RoleName   string `json:"role_name"`
+	User       *User  `json:"user"`
+}
+
+// AddCollaboratorOption is Gitea's AddCollaboratorOption.
+type AddCollaboratorOption struct {
+	// Permission is "read", "write" or "admin" (default write).
+	Permission *string `json:"permission"`
+}
+
+// CreateForkOption is Gitea's CreateForkOption.
+type CreateForkOption struct {
+	Name         *string `json:"name"`
+	Organization *string `json:"organization"`
+}
+
+// TransferRepoOption is Gitea's TransferRepoOption.
+type TransferRepoOption struct {
+	NewOwner string   `json:"new_owner"`
+	TeamIDs  *[]int64 `json:"team_ids"`
+}
+
+// GenerateRepoOption is Gitea's GenerateRepoOption.
+type GenerateRepoOption struct {
+	Owner           string `json:"owner"`
+	Name            string `json:"name"`
+	DefaultBranch   string `json:"default_branch"`
+	Description     string `json:"description"`
+	Private         bool   `json:"private"`
+	GitContent      bool   `json:"git_content"`
+	Topics          bool   `json:"topics"`
+	GitHooks        bool   `json:"git_hooks"`
+	Webhooks        bool   `json:"webhooks"`
+	Avatar          bool   `json:"avatar"`
+	Labels          bool   `json:"labels"`
+	ProtectedBranch bool   `json:"protected_branch"`
+}
+
+// MigrateRepoOptions is Gitea's MigrateRepoOptions.
+type MigrateRepoOptions struct {
+	CloneAddr          string `json:"clone_addr"`
+	RepoOwnerID        int64  `json:"uid"`
+	RepoOwner          string `json:"repo_owner"`
+	RepoName           string `json:"repo_name"`
+	Service            string `json:"service"`
+	AuthUsername       string `json:"auth_username"`
+	AuthPassword       string `json:"auth_password"`
+	AuthToken          string `json:"auth_token"`
+	Mirror             bool   `json:"mirror"`
+	LFS                bool   `json:"lfs"`
+	LFSEndpoint        string `json:"lfs_endpoint"`
+	Private            bool   `json:"private"`
+	Description        string `json:"description"`
+	Wiki               bool   `json:"wiki"`
+	Milestones         bool   `json:"milestones"`
+	Labels             bool   `json:"labels"`
+	Issues             bool   `json:"issues"`
+	PullRequests       bool   `json:"pull_requests"`
+	Releases           bool   `json:"releases"`
+	MirrorInterval     string `json:"mirror_interval"`
+	AWSAccessKeyID     string `json:"aws_access_key_id"`
+	AWSSecretAccessKey string `json:"aws_secret_access_key"`
+}
+
+// WatchInfo is Gitea's WatchInfo: the caller's subscription to a repository.
+type WatchInfo struct {
+	Subscribed    bool      `json:"subscribed"`
+	Ignored       bool      `json:"ignored"`
+	Reason        any       `json:"reason"`
+	CreatedAt     time.Time `json:"created_at"`
+	URL           string    `json:"url"`
+	RepositoryURL string    `json:"repository_url"`
+}
+
+// TopicName is Gitea's TopicName: the topics of a repository.
+type TopicName struct {
+	Topics []string `json:"topics"`
+}
+
+// RepoTopicOptions is Gitea's RepoTopicOptions.
+type RepoTopicOptions struct {
+	Topics []string `json:"topics"`
+}
+
+// TopicResponse is Gitea's TopicResponse: a topic found by /topics/search.
+type TopicResponse struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"topic_name"`
+	RepoCount int       `json:"repo_count"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+}
+
+// TopicListResponse is the body of GET /topics/search (Gitea wraps the
+// list in an object; its API description has no type for it).
+type TopicListResponse struct {
+	Topics []*TopicResponse `json:"topics"`
+}
+
+// InvalidTopicsError is Gitea's 422 answer to bad topics. InvalidTopics is
+// the list of refused topics for PUT /topics, the refused topic (a string)
+// for PUT and DELETE /topics/{topic}, and null when there are too many.
+type InvalidTopicsError struct {
+	Message       string `json:"message"`
+	InvalidTopics any    `json:"invalidTopics"`
+}
