@@ -586,7 +586,9 @@ func TestUserDeleteHook(t *testing.T) {
 // fakePurger records which owners' repositories were purged.
 type fakePurger struct{ owners []int64 }
 
-func (f *fakePurger) CountOwnedRepos(ctx context.Context, ownerID int64) (int64, error) { return 0, nil }
+func (f *fakePurger) CountOwnedRepos(ctx context.Context, ownerID int64) (int64, error) {
+	return 0, nil
+}
 
 func (f *fakePurger) PurgeOwnedRepos(ctx context.Context, ownerID int64) error {
 	f.owners = append(f.owners, ownerID)
