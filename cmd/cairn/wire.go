@@ -90,6 +90,7 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		return nil, err
 	}
 	a.issues = issue.NewService(d, a.repos, a.users.Store)
+	a.repos.AddDeleteHook(a.issues.DeleteRepoData)
 	a.issues.SetLabelTemplates(a.templates)
 	a.repos.SetLabelInitializer(a.issues)
 	a.orgs.SetRepoCounter(a.repos)

@@ -255,6 +255,9 @@ func (s *Service) Delete(ctx context.Context, org *user.User) error {
 			"DELETE FROM org_user WHERE org_id = ?",
 			"DELETE FROM follow WHERE follow_id = ?",
 			"DELETE FROM email_address WHERE uid = ?",
+			// Organization labels: no issue can carry them any more, since an
+			// organization is deleted only once it owns no repositories.
+			"DELETE FROM label WHERE org_id = ?",
 			"DELETE FROM users WHERE id = ? AND type = 1",
 		} {
 			if _, err := s.db.Exec(ctx, q, org.ID); err != nil {

@@ -26,6 +26,13 @@ type InitialFiles interface {
 	InitialFiles(readme, gitignores, license, repoName, description, ownerName string) (map[string][]byte, error)
 }
 
+// DeleteHook removes what another package keeps about a repository; it runs
+// inside the transaction that deletes the repository's records.
+type DeleteHook func(ctx context.Context, r *Repository) error
+
+// AddDeleteHook registers a hook; call it only while wiring.
+func (s *Service) AddDeleteHook(h DeleteHook) { s.deleteHooks = append(s.deleteHooks, h) }
+
 // LabelInitializer applies an issue label template to a new repository.
 type LabelInitializer interface {
 	ApplyLabelTemplate(ctx context.Context, repoID int64, template string) error
@@ -45,6 +52,7 @@ type Service struct {
 	initial InitialFiles
 
 	labels        LabelInitializer
+	deleteHooks   []DeleteHook
 	pushRules     []PushRule
 	pushListeners []PushListener
 }
@@ -198,6 +206,14 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 		if err := s.Store.Insert(ctx, r); err != nil {
 			return err
 		}
+		if doer != nil {
+			// The creator watches the new repository, as with Gitea's
+			// [service] AUTO_WATCH_NEW_REPOS default.
+			if err := s.setWatch(ctx, doer.ID, r.ID, true); err != nil {
+				return err
+			}
+			r.NumWatches = 1
+		}
 		return s.users.Store.AddToCounter(ctx, owner.ID, "num_repos", 1)
 	})
 	if err != nil {
@@ -266,6 +282,11 @@ func sortedKeys(m map[string][]byte) []string {
 // deleteRecord removes the rows of r and what hangs off it.
 func (s *Service) deleteRecord(ctx context.Context, r *Repository) error {
 	return s.db.WithTx(ctx, func(ctx context.Context) error {
+		for _, h := range s.deleteHooks {
+			if err := h(ctx, r); err != nil {
+				return err
+			}
+		}
 		for _, q := range []string{
 			"DELETE FROM collaboration WHERE repo_id = ?",
 			"DELETE FROM star WHERE repo_id = ?",

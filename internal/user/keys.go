@@ -94,6 +94,13 @@ func (s *Service) AddKey(ctx context.Context, ownerID int64, title, content stri
 		} else if ok {
 			return errs.AlreadyExists("public key already exists [fingerprint: %s]", fp).WithStatus(422)
 		}
+		// A key is either an account key or a deploy key, never both: SSH must
+		// know whom it authenticates.
+		if ok, err := s.db.Exists(ctx, "SELECT 1 FROM deploy_key WHERE fingerprint = ?", fp); err != nil {
+			return err
+		} else if ok {
+			return errs.AlreadyExists("Key content has been used as deploy key").WithStatus(422)
+		}
 		if ok, err := s.db.Exists(ctx, "SELECT 1 FROM public_key WHERE owner_id = ? AND name = ?", ownerID, title); err != nil {
 			return err
 		} else if ok {

@@ -127,6 +127,9 @@ func TestWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.want(k.do("GET", "repos/alice/pub/subscription", bob.Token, nil), 200, "", "check watch")
+	// The creator watches a new repository automatically; after unwatching, the check answers 404.
+	k.want(k.do("GET", "repos/alice/pub/subscription", alice.Token, nil), 200, "", "creator watches")
+	k.want(k.do("DELETE", "repos/alice/pub/subscription", alice.Token, nil), 204, "", "creator unwatches")
 	k.want(k.do("GET", "repos/alice/pub/subscription", alice.Token, nil), 404, "", "not watching")
 	k.want(k.do("GET", "repos/alice/pub/subscription", "", nil), 401, "", "signed-out check")
 	k.want(k.do("PUT", "repos/alice/priv/subscription", bob.Token, nil), 404, "", "watch invisible repo")
@@ -156,8 +159,8 @@ func TestWatches(t *testing.T) {
 	}
 	k.want(k.do("DELETE", "repos/alice/priv/collaborators/bob", alice.Token, nil), 204, "", "remove bob")
 	_, r = k.get(alice.Token, "alice/priv")
-	if r.Watchers != 0 {
-		t.Fatalf("priv watchers after removal: %d", r.Watchers)
+	if r.Watchers != 1 {
+		t.Fatalf("priv watchers after removal: %d (only the creator should remain)", r.Watchers)
 	}
 
 	if _, err := cb.UnWatchRepo("alice", "pub"); err != nil {
