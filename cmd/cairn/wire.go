@@ -19,9 +19,11 @@ import (
 	"github.com/cairn-forge/cairn/internal/githttp"
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/sshd"
+	"github.com/cairn-forge/cairn/internal/storage"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -40,6 +42,7 @@ type app struct {
 	hooks     *hooks.Server
 	templates *templates.Set
 	issues    *issue.Service
+	notifier  *notify.Service
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -91,8 +94,12 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	}
 	a.issues = issue.NewService(d, a.repos, a.users.Store)
 	a.repos.AddDeleteHook(a.issues.DeleteRepoData)
+	a.notifier = notify.NewService(d, a.issues, a.users.Store, a.access)
+	a.issues.AddListener(a.notifier.OnIssueEvent)
 	a.issues.SetLabelTemplates(a.templates)
 	a.repos.SetLabelInitializer(a.issues)
+	a.issues.SetAttachmentStorage(storage.NewLocal(filepath.Join(cfg.DataDir, "attachments")))
+	a.issues.SetClosingBlocker(a.issues.DependencyBlocker)
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -116,6 +123,7 @@ func (a *app) handler() http.Handler {
 	mux.Handle("/api/internal/hook/", a.hooks)
 	mux.HandleFunc("GET /swagger.v1.json", api.ServeSwagger)
 	mux.HandleFunc("GET /avatars/{name}", avatar.Handler)
+	mux.HandleFunc("GET /attachments/{uuid}", api.ServeAttachment)
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
 		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api,

@@ -17,7 +17,8 @@ type Migration struct {
 	Statements []string
 }
 
-// Type macros expanded per dialect in migration statements.
+// Type macros expanded per dialect in migration statements (a statement
+// prefixed "sqlite:", "postgres:" or "mysql:" runs on that dialect only).
 //
 //	%ID%      auto-increment integer primary key
 //	%BIGINT%  64-bit integer
@@ -41,6 +42,17 @@ func (d Dialect) expand(stmt string) string {
 			"%STR%", "VARCHAR(255)", "%TEXT%", "TEXT", "%BLOB%", "BLOB", "%OPTS%", "")
 	}
 	return r.Replace(stmt)
+}
+
+// only strips a "sqlite:", "postgres:" or "mysql:" prefix from a statement
+// meant for one dialect, and reports whether it applies to d.
+func (d Dialect) only(stmt string) (string, bool) {
+	for _, dd := range []Dialect{SQLite, Postgres, MySQL} {
+		if rest, ok := strings.CutPrefix(stmt, dd.String()+":"); ok {
+			return rest, dd == d
+		}
+	}
+	return stmt, true
 }
 
 // Migrate applies every migration newer than the database's version. Concurrent
@@ -99,6 +111,10 @@ func (d *DB) apply(ctx context.Context, conn *sql.Conn, m Migration) error {
 	}
 	defer tx.Rollback()
 	for _, s := range m.Statements {
+		s, ok := d.Dialect.only(s)
+		if !ok {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, d.Dialect.expand(s)); err != nil {
 			return fmt.Errorf("%w\n%s", err, s)
 		}

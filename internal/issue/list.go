@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -51,8 +52,8 @@ func likePattern(q string) string {
 	return "%" + q + "%"
 }
 
-// where builds the condition and arguments of o.
-func (o ListOptions) where() (string, []any, error) {
+// where builds the condition and arguments of o for the given dialect.
+func (o ListOptions) where(dialect db.Dialect) (string, []any, error) {
 	var conds []string
 	var args []any
 	if len(o.RepoIDs) > 0 {
@@ -117,14 +118,9 @@ func (o ListOptions) where() (string, []any, error) {
 		args = append(args, o.Before.Unix())
 	}
 	if kw := strings.TrimSpace(o.Keyword); kw != "" {
-		pat := likePattern(kw)
-		c := "LOWER(i.title) LIKE ? ESCAPE '!' OR LOWER(i.content) LIKE ? ESCAPE '!'"
-		args = append(args, pat, pat)
-		if n, ok := parseIndex(kw); ok {
-			c += " OR i.idx = ?"
-			args = append(args, n)
-		}
-		conds = append(conds, "("+c+")")
+		c, cargs := keywordCond(dialect, kw)
+		args = append(args, cargs...)
+		conds = append(conds, c)
 	}
 	if o.Pinned {
 		conds = append(conds, "i.pin_order > 0")
@@ -180,7 +176,7 @@ func (o ListOptions) order() (string, error) {
 // Search returns one page of issues matching o and the total: one count
 // query and one page query.
 func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, error) {
-	where, args, err := o.where()
+	where, args, err := o.where(s.db.Dialect)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -188,14 +184,146 @@ func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, e
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue i WHERE "+where, args...)
+	total, ok, err := s.countFromRepository(ctx, o)
 	if err != nil {
 		return nil, 0, err
+	}
+	if !ok {
+		if total, err = s.db.Count(ctx, "SELECT COUNT(*) FROM issue i WHERE "+where, args...); err != nil {
+			return nil, 0, err
+		}
 	}
 	limit := o.Limit
 	if limit <= 0 {
 		limit = 30
 	}
-	list, err := s.ListIssues(ctx, "WHERE "+where+" ORDER BY "+order+db.LimitOffset(limit, o.Offset), args...)
+	if int64(o.Offset) >= total {
+		return nil, total, nil
+	}
+	// Pages past the middle are read from the other end, so the database
+	// skips at most half of the rows.
+	offset, reversed := o.Offset, false
+	if int64(o.Offset) > total/2 {
+		n := min(int64(limit), total-int64(o.Offset))
+		offset, limit, reversed = int(total-int64(o.Offset)-n), int(n), true
+		order = reverseOrder(order)
+	}
+	// Find the page's ids on the indexes first, then load only those rows.
+	list, err := s.ListIssues(ctx, "JOIN (SELECT i.id FROM issue i WHERE "+where+" ORDER BY "+order+db.LimitOffset(limit, offset)+
+		") page ON page.id = i.id ORDER BY "+order, args...)
+	if reversed {
+		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+			list[i], list[j] = list[j], list[i]
+		}
+	}
 	return list, total, err
+}
+
+// reverseOrder flips every term of an ORDER BY list.
+func reverseOrder(order string) string {
+	terms := strings.Split(order, ", ")
+	for i, t := range terms {
+		switch {
+		case strings.HasSuffix(t, " DESC"):
+			terms[i] = strings.TrimSuffix(t, " DESC") + " ASC"
+		case strings.HasSuffix(t, " ASC"):
+			terms[i] = strings.TrimSuffix(t, " ASC") + " DESC"
+		default:
+			terms[i] = t + " DESC"
+		}
+	}
+	return strings.Join(terms, ", ")
+}
+
+// countFromRepository answers the count of an unfiltered list of one
+// repository (all, open or closed; issues, pulls or both) from the
+// repository's counters instead of counting rows.
+func (s *Service) countFromRepository(ctx context.Context, o ListOptions) (int64, bool, error) {
+	simple := len(o.RepoIDs) == 1 && o.RepoCond == "" && len(o.LabelIDs) == 0 && !o.NoLabel && len(o.MilestoneIDs) == 0 &&
+		!o.NoMilestone && o.AssigneeID == 0 && o.PosterID == 0 && o.MentionedID == 0 && o.Since.IsZero() && o.Before.IsZero() &&
+		strings.TrimSpace(o.Keyword) == "" && !o.Pinned
+	if !simple {
+		return 0, false, nil
+	}
+	var issues, closedIssues, pulls, closedPulls int64
+	err := s.db.QueryRow(ctx, "SELECT num_issues, num_closed_issues, num_pulls, num_closed_pulls FROM repository WHERE id = ?", o.RepoIDs[0]).
+		Scan(&issues, &closedIssues, &pulls, &closedPulls)
+	if err != nil {
+		return 0, false, err
+	}
+	if o.IsPull != nil && *o.IsPull {
+		issues, closedIssues = 0, 0
+	}
+	if o.IsPull != nil && !*o.IsPull {
+		pulls, closedPulls = 0, 0
+	}
+	switch o.State {
+	case "", "open":
+		return issues - closedIssues + pulls - closedPulls, true, nil
+	case "closed":
+		return closedIssues + closedPulls, true, nil
+	}
+	return issues + pulls, true, nil
+}
+
+// searchWords splits a keyword into lower-case words of letters and digits.
+func searchWords(kw string) []string {
+	return strings.FieldsFunc(strings.ToLower(kw), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// keywordCond matches issues whose title or body contain every word of kw
+// (words match as prefixes), using the database's full-text index, or whose
+// number is kw ("#12" or "12").
+func keywordCond(dialect db.Dialect, kw string) (string, []any) {
+	words := searchWords(kw)
+	var parts []string
+	var args []any
+	if len(words) > 0 {
+		switch dialect {
+		case db.SQLite:
+			q := make([]string, len(words))
+			for i, w := range words {
+				q[i] = `"` + w + `"*`
+			}
+			parts = append(parts, "i.id IN (SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?)")
+			args = append(args, strings.Join(q, " AND "))
+		case db.Postgres:
+			q := make([]string, len(words))
+			for i, w := range words {
+				q[i] = w + ":*"
+			}
+			parts = append(parts, "to_tsvector('simple', i.title || ' ' || COALESCE(i.content, '')) @@ to_tsquery('simple', ?)")
+			args = append(args, strings.Join(q, " & "))
+		default:
+			// InnoDB indexes words of three or more characters; shorter ones
+			// are matched with LIKE.
+			var long []string
+			var short []string
+			for _, w := range words {
+				if len([]rune(w)) >= 3 {
+					long = append(long, "+"+w+"*")
+				} else {
+					short = append(short, w)
+				}
+			}
+			var c []string
+			if len(long) > 0 {
+				c = append(c, "MATCH(i.title, i.content) AGAINST (? IN BOOLEAN MODE)")
+				args = append(args, strings.Join(long, " "))
+			}
+			for _, w := range short {
+				c = append(c, "(LOWER(i.title) LIKE ? ESCAPE '!' OR LOWER(i.content) LIKE ? ESCAPE '!')")
+				args = append(args, likePattern(w), likePattern(w))
+			}
+			parts = append(parts, "("+strings.Join(c, " AND ")+")")
+		}
+	}
+	if n, ok := parseIndex(kw); ok {
+		parts = append(parts, "i.idx = ?")
+		args = append(args, n)
+	}
+	if len(parts) == 0 {
+		return "1 = 0", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
 }

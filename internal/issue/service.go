@@ -58,6 +58,7 @@ type Service struct {
 	listeners []Listener
 
 	closingBlocker ClosingBlocker
+	files          AttachmentStore // where attachment files live (SetAttachmentStorage)
 	// labelTemplates gives the label sets applied at repository creation (SetLabelTemplates).
 	labelTemplates LabelTemplates
 }

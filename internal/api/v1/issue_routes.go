@@ -26,4 +26,6 @@ func (a *API) issueRoutes(r chi.Router) {
 	r.With(a.signedIn).Delete("/issues/{index}/pin", a.pinIssue(false))
 	r.With(a.signedIn).Patch("/issues/{index}/pin/{position}", a.movePin)
 	a.labelRoutes(r)
+	a.issueWatchRoutes(r)
+	a.issueActivityRoutes(r)
 }

@@ -47,6 +47,7 @@ func (a *API) routes() chi.Router {
 			r.Delete("/following/{username}", a.unfollow)
 			a.userOrgRoutes(r)
 			a.userStarWatchRoutes(r)
+			a.userTimeRoutes(r)
 			r.With(a.scope(auth.CatRepository)).Get("/repos", a.listMyRepos)
 			r.With(a.scope(auth.CatRepository)).Post("/repos", a.createMyRepo)
 		})
@@ -89,6 +90,7 @@ func (a *API) routes() chi.Router {
 
 		a.orgRoutes(r)
 		a.orgLabelRoutes(r)
+		a.notificationRoutes(r)
 		r.With(a.scope(auth.CatOrganization)).Get("/orgs/{org}/repos", a.listOrgRepos)
 		r.With(a.scope(auth.CatOrganization), a.signedIn).Post("/orgs/{org}/repos", a.createOrgRepo)
 		r.With(a.scope(auth.CatOrganization, auth.CatRepository), a.signedIn).Post("/org/{org}/repos", a.createOrgRepo)

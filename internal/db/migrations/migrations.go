@@ -10,5 +10,7 @@ func All() []db.Migration {
 		accounts0001(),
 		repositories0002(),
 		issues0003(),
+		issueListIndexes0004(),
+		issueSearch0005(),
 	}
 }
