@@ -94,6 +94,7 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	}
 	a.issues = issue.NewService(d, a.repos, a.users.Store)
 	a.repos.AddDeleteHook(a.issues.DeleteRepoData)
+	a.users.AddDeleteHook(a.issues.UserDeleteHook())
 	a.notifier = notify.NewService(d, a.issues, a.users.Store, a.access)
 	a.issues.AddListener(a.notifier.OnIssueEvent)
 	a.issues.SetLabelTemplates(a.templates)
