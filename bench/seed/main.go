@@ -14,12 +14,21 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 )
 
-var words = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega crash leak panic timeout slow render login merge branch cache index query")
+// words is the vocabulary of generated text: a few dozen common words and
+// thousands of rarer ones, drawn with a Zipf distribution as in real text.
+var words = func() []string {
+	w := strings.Fields("the a to of and in is it for on crash leak panic timeout slow render login merge branch cache index query error test build fails when with after")
+	syll := strings.Fields("ka lo mi nu po re si ta ve zu bar cor den fal gim hol jun kes lim mor")
+	for i := 0; len(w) < 8000; i++ {
+		w = append(w, syll[i%len(syll)]+syll[(i/len(syll))%len(syll)]+syll[(i/(len(syll)*len(syll)))%len(syll)])
+	}
+	return w
+}()
 
-func sentence(r *rand.Rand, n int) string {
+func sentence(z *rand.Zipf, n int) string {
 	out := make([]string, n)
 	for i := range out {
-		out[i] = words[r.Intn(len(words))]
+		out[i] = words[z.Uint64()]
 	}
 	return strings.Join(out, " ")
 }
@@ -44,6 +53,7 @@ func main() {
 	}
 	defer d.Close()
 	r := rand.New(rand.NewSource(1))
+	z := rand.NewZipf(r, 1.1, 2, uint64(len(words)-1))
 	start := time.Now()
 	base := time.Now().Add(-time.Duration(*issues) * time.Minute).Unix()
 	var firstID int64
@@ -82,11 +92,15 @@ func main() {
 			closed++
 			closedAt = t + 30
 		}
-		return []any{*repoID, maxIdx + int64(i) + 1, *posterID, sentence(r, 6), sentence(r, 40), isClosed, *comments / max(*issues, 1), t, t + 30, closedAt}
+		title := sentence(z, 6)
+		if i%1000 == 0 {
+			title += " zephyr" // a rare word: one issue in a thousand
+		}
+		return []any{*repoID, maxIdx + int64(i) + 1, *posterID, title, sentence(z, 40), isClosed, *comments / max(*issues, 1), t, t + 30, closedAt}
 	})
 	insert("comment", "type, poster_id, issue_id, content, created_unix, updated_unix", *comments, func(i int) []any {
 		t := base + int64(i)*10
-		return []any{0, *posterID, firstID + int64(i%*issues) + 1, sentence(r, 20), t, t}
+		return []any{0, *posterID, firstID + int64(i%*issues) + 1, sentence(z, 20), t, t}
 	})
 	if *notifyUser > 0 {
 		insert("notification", "user_id, repo_id, status, source, issue_id, updated_by, created_unix, updated_unix", min(*threads, *issues), func(i int) []any {

@@ -5,6 +5,7 @@ package githttp
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +125,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 		perm, err = h.Access.RepoPermission(ctx, doer, rp, owner)
 	}
 	if err != nil && !errs.IsNotFound(err) {
+		if ctx.Err() != nil {
+			return // the client went away
+		}
 		slog.Error("git http", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -172,7 +176,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 	w.Header().Set("Expires", "Fri, 01 Jan 1980 00:00:00 GMT")
 	if r.Method == http.MethodGet {
 		w.Header().Set("Content-Type", "application/x-git-"+string(svc)+"-advertisement")
-		if !strings.Contains(opts.Protocol, "version=2") {
+		if !speaksV2(opts.Protocol) {
 			if _, err := io.WriteString(w, pktLine("# service=git-"+string(svc)+"\n")+"0000"); err != nil {
 				return
 			}
@@ -198,9 +202,33 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 	opts.StatelessRPC = true
 	opts.Stdin = body
 	opts.Stdout = flushWriter{w}
-	if err := h.Git.RunService(ctx, path, svc, opts); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrClosedPipe) {
+	runCtx := ctx
+	if write {
+		// A push is never killed when its client goes away: git then sees
+		// its input end and cleans up itself (quarantined objects, ref
+		// locks); a killed receive-pack would leave them behind. Nor does it
+		// die writing to a client that is gone (SIGPIPE): a complete pack is
+		// applied and recorded by the post-receive hook, which git runs only
+		// after reporting to the client.
+		runCtx = context.WithoutCancel(ctx)
+		opts.Stdout = &lenientWriter{w: opts.Stdout}
+	}
+	if err := h.Git.RunService(runCtx, path, svc, opts); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrClosedPipe) {
 		slog.Warn("git service", "service", svc, "repo", rp.ID, "err", err)
 	}
+}
+
+// speaksV2 reports whether git will answer a request with this Git-Protocol
+// header in protocol v2: git sees only what SanitizeProtocol keeps, and
+// speaks v2 when one entry is exactly "version=2". The v0 service line must
+// be written exactly when git does not.
+func speaksV2(protocol string) bool {
+	for _, p := range strings.Split(git.SanitizeProtocol(protocol), ":") {
+		if p == "version=2" {
+			return true
+		}
+	}
+	return false
 }
 
 // pktLine frames s as one pkt-line.
@@ -215,4 +243,20 @@ func (f flushWriter) Write(p []byte) (int, error) {
 		fl.Flush()
 	}
 	return n, err
+}
+
+// lenientWriter passes output on until a write fails, then drops the rest
+// and keeps reporting success, so git never sees a broken pipe.
+type lenientWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (l *lenientWriter) Write(p []byte) (int, error) {
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
 }

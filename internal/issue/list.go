@@ -53,23 +53,31 @@ func likePattern(q string) string {
 }
 
 // where builds the condition and arguments of o for the given dialect.
-func (o ListOptions) where(dialect db.Dialect) (string, []any, error) {
+// With fromText set, the query is driven from the full-text matches (then
+// issues are looked up by id) instead of walking every issue of the
+// repositories: a unary plus keeps SQLite off the repository and state
+// indexes. That wins when few issues match.
+func (o ListOptions) where(dialect db.Dialect, fromText bool) (string, []any, error) {
 	var conds []string
 	var args []any
+	col := func(c string) string { return c }
+	if fromText && dialect == db.SQLite {
+		col = func(c string) string { return "+" + c }
+	}
 	if len(o.RepoIDs) > 0 {
-		conds = append(conds, "i.repo_id IN "+db.In(len(o.RepoIDs)))
+		conds = append(conds, col("i.repo_id")+" IN "+db.In(len(o.RepoIDs)))
 		args = append(args, db.Int64Args(o.RepoIDs)...)
 	}
 	if o.RepoCond != "" {
-		conds = append(conds, o.RepoCond)
+		conds = append(conds, strings.ReplaceAll(o.RepoCond, "i.repo_id IN", col("i.repo_id")+" IN"))
 		args = append(args, o.RepoArgs...)
 	}
 	switch o.State {
 	case "", "open":
-		conds = append(conds, "i.is_closed = ?")
+		conds = append(conds, col("i.is_closed")+" = ?")
 		args = append(args, false)
 	case "closed":
-		conds = append(conds, "i.is_closed = ?")
+		conds = append(conds, col("i.is_closed")+" = ?")
 		args = append(args, true)
 	case "all":
 	default:
@@ -176,7 +184,16 @@ func (o ListOptions) order() (string, error) {
 // Search returns one page of issues matching o and the total: one count
 // query and one page query.
 func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, error) {
-	where, args, err := o.where(s.db.Dialect)
+	fromText := false
+	if words := searchWords(o.Keyword); len(words) > 0 && s.db.Dialect == db.SQLite {
+		// Few matches: start from them; many: walk the list's index and check each.
+		n, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue_fts WHERE issue_fts MATCH ?", ftsQuery(words))
+		if err != nil {
+			return nil, 0, err
+		}
+		fromText = n <= 5000
+	}
+	where, args, err := o.where(s.db.Dialect, fromText)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -281,12 +298,8 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 	if len(words) > 0 {
 		switch dialect {
 		case db.SQLite:
-			q := make([]string, len(words))
-			for i, w := range words {
-				q[i] = `"` + w + `"*`
-			}
 			parts = append(parts, "i.id IN (SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?)")
-			args = append(args, strings.Join(q, " AND "))
+			args = append(args, ftsQuery(words))
 		case db.Postgres:
 			q := make([]string, len(words))
 			for i, w := range words {
@@ -326,4 +339,13 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 		return "1 = 0", nil
 	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// ftsQuery is the SQLite FTS5 query matching every word as a prefix.
+func ftsQuery(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = `"` + w + `"*`
+	}
+	return strings.Join(q, " AND ")
 }

@@ -2,12 +2,14 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/hooks"
 )
 
@@ -44,6 +46,9 @@ func (s *Service) PreReceive(ctx context.Context, req hooks.Request) (hooks.Resp
 		return hooks.Response{Message: "Cairn: the repository is a mirror and read-only."}, nil
 	}
 	for _, u := range req.Updates {
+		if msg := badRefName(u); msg != "" {
+			return hooks.Response{Message: msg}, nil
+		}
 		if u.Ref == "refs/heads/"+r.DefaultBranch && isZeroSHA(u.NewSHA) && !r.IsEmpty {
 			return hooks.Response{Message: "Cairn: branch " + r.DefaultBranch + " is the default branch and cannot be deleted."}, nil
 		}
@@ -58,6 +63,22 @@ func (s *Service) PreReceive(ctx context.Context, req hooks.Request) (hooks.Resp
 		}
 	}
 	return hooks.Response{Allowed: true}, nil
+}
+
+// badRefName refuses to create or move a branch or tag whose name git
+// itself would not accept as one (a leading '-', "HEAD", "refs/..."): such
+// names could not be managed through the API and read like options. Deleting
+// one stays possible.
+func badRefName(u hooks.RefUpdate) string {
+	if isZeroSHA(u.NewSHA) {
+		return ""
+	}
+	for kind, prefix := range map[string]string{"branch": "refs/heads/", "tag": "refs/tags/"} {
+		if name, ok := strings.CutPrefix(u.Ref, prefix); ok && !git.ValidBranchName(name) {
+			return fmt.Sprintf("Cairn: invalid %s name %q.", kind, name)
+		}
+	}
+	return ""
 }
 
 // PostReceive implements hooks.Decider: it records the push (emptiness,

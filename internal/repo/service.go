@@ -214,6 +214,9 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 			}
 			r.NumWatches = 1
 		}
+		if err := s.makeCreatorAdmin(ctx, doer, owner, r); err != nil {
+			return err
+		}
 		return s.users.Store.AddToCounter(ctx, owner.ID, "num_repos", 1)
 	})
 	if err != nil {
@@ -252,6 +255,27 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 		}
 	}
 	return r, nil
+}
+
+// makeCreatorAdmin gives the member who creates a repository in an
+// organization admin access to it, as a collaborator, unless a team already
+// gives them that on every repository of the organization (owners, or an
+// admin team that includes all repositories). Without it a member allowed
+// to create repositories could not even push to the one they just created.
+func (s *Service) makeCreatorAdmin(ctx context.Context, doer, owner *user.User, r *Repository) error {
+	if doer == nil || doer.IsAdmin || doer.ID == owner.ID || !owner.IsOrganization() {
+		return nil
+	}
+	admin, err := s.db.Exists(ctx, `SELECT 1 FROM team t JOIN team_user tu ON tu.team_id = t.id
+		WHERE tu.uid = ? AND t.org_id = ? AND (t.authorize >= ? OR (t.authorize >= ? AND t.includes_all_repositories = ?))`,
+		doer.ID, owner.ID, CollabAdmin+1, CollabAdmin, true)
+	if err != nil || admin {
+		return err
+	}
+	now := db.Now()
+	_, err = s.db.Insert(ctx, "INSERT INTO collaboration (repo_id, user_id, mode, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)",
+		r.ID, doer.ID, CollabAdmin, now, now)
+	return err
 }
 
 // Signature is the git identity of doer for commits Cairn makes for them.

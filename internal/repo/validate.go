@@ -22,11 +22,11 @@ func ValidateName(name string) error {
 	if name == "" {
 		return errs.InvalidField("name", "[Name]: Required")
 	}
-	if len(name) > MaxNameLength {
-		return errs.InvalidField("name", "repository name is too long: at most %d characters", MaxNameLength)
-	}
 	if !repoNameChars.MatchString(name) {
 		return errs.InvalidField("name", "repository name %q is invalid: only letters, digits, dash ('-'), underscore ('_') and dot ('.') are allowed", name)
+	}
+	if len(name) > MaxNameLength {
+		return errs.InvalidField("name", "repository name is too long: at most %d characters", MaxNameLength)
 	}
 	lower := strings.ToLower(name)
 	if reservedRepoNames[lower] {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/repo"
@@ -280,6 +281,10 @@ func (a *API) assigneeIDs(ctx context.Context, rc *repoContext, unit string, sin
 // createIssue serves POST /repos/{owner}/{repo}/issues.
 func (a *API) createIssue(w http.ResponseWriter, r *http.Request) {
 	rc := currentRepo(r)
+	if !rc.Repo.HasUnit(repo.UnitIssues) || !rc.Perm.CanRead(repo.UnitIssues) {
+		a.notFound(w, r) // the issue unit is off, or the caller may not read it
+		return
+	}
 	var o types.CreateIssueOption
 	if err := decode(r, &o); err != nil {
 		a.fail(w, r, err)
@@ -545,23 +550,11 @@ func (a *API) searchIssues(w http.ResponseWriter, r *http.Request) {
 			o.RepoArgs = append(o.RepoArgs, names...)
 		}
 	}
-	// Only issues of enabled units: a repository with issues disabled contributes no issues.
-	var unitParts []string
-	var unitArgs []any
-	for _, u := range []struct {
-		unit string
-		pull bool
-	}{{repo.UnitIssues, false}, {repo.UnitPulls, true}} {
-		if a.Repos.UnitDisabled(u.unit) {
-			continue
-		}
-		unitParts = append(unitParts, "(i.is_pull = ? AND i.repo_id IN ("+repoWhere+" AND r.units LIKE ?))")
-		unitArgs = append(append(append(unitArgs, u.pull), args...), "%\""+u.unit+"\"%")
+	unitCond, unitArgs, err := a.readableIssueRepos(r.Context(), r, repoWhere, args)
+	if err != nil {
+		a.fail(w, r, err)
+		return
 	}
-	if len(unitParts) == 0 {
-		unitParts = []string{"1 = 0"}
-	}
-	unitCond := strings.Join(unitParts, " OR ")
 	if o.RepoCond != "" {
 		o.RepoCond = "(" + unitCond + ") AND " + o.RepoCond
 		o.RepoArgs = append(unitArgs, o.RepoArgs...)
@@ -585,6 +578,88 @@ func (a *API) searchIssues(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.writeIssueList(w, r, o, nil)
+}
+
+// maxSearchRepos is how many visible repositories a search lists by id; beyond
+// that it filters with a subquery instead.
+const maxSearchRepos = 1000
+
+// readableIssueRepos returns a condition on "i" keeping issues of
+// repositories (selected by repoWhere, "SELECT r.id FROM repository r JOIN
+// users o ...") whose issues unit — or pulls unit, for pull requests — the
+// caller can read. Up to maxSearchRepos repositories it checks each unit
+// permission exactly and lists ids, which lets the database use its indexes.
+func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere string, args []any) (string, []any, error) {
+	tail := strings.TrimPrefix(repoWhere, "SELECT r.id FROM repository r JOIN users o ON o.id = r.owner_id ")
+	list, err := a.Repos.List(ctx, tail+" ORDER BY r.id"+db.LimitOffset(maxSearchRepos+1, 0), args...)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(list) > maxSearchRepos {
+		// Too many to list: every visible repository with the unit enabled.
+		var parts []string
+		var out []any
+		for _, u := range []struct {
+			unit string
+			pull bool
+		}{{repo.UnitIssues, false}, {repo.UnitPulls, true}} {
+			if a.Repos.UnitDisabled(u.unit) {
+				continue
+			}
+			parts = append(parts, "(i.is_pull = ? AND i.repo_id IN ("+repoWhere+" AND r.units LIKE ?))")
+			out = append(append(append(out, u.pull), args...), "%\""+u.unit+"\"%")
+		}
+		if len(parts) == 0 {
+			return "1 = 0", nil, nil
+		}
+		return strings.Join(parts, " OR "), out, nil
+	}
+	var ownerIDs []int64
+	for _, rp := range list {
+		ownerIDs = append(ownerIDs, rp.OwnerID)
+	}
+	owners, err := a.Users.Store.GetByIDs(ctx, ownerIDs)
+	if err != nil {
+		return "", nil, err
+	}
+	perms, err := a.Access.RepoPermissions(ctx, viewer(r), list, owners)
+	if err != nil {
+		return "", nil, err
+	}
+	var issueRepos, pullRepos []int64
+	same := true
+	for _, rp := range list {
+		p := perms[rp.ID]
+		iss := rp.HasUnit(repo.UnitIssues) && p.CanRead(repo.UnitIssues)
+		pul := rp.HasUnit(repo.UnitPulls) && p.CanRead(repo.UnitPulls)
+		if iss {
+			issueRepos = append(issueRepos, rp.ID)
+		}
+		if pul {
+			pullRepos = append(pullRepos, rp.ID)
+		}
+		same = same && iss == pul
+	}
+	if same {
+		if len(issueRepos) == 0 {
+			return "1 = 0", nil, nil
+		}
+		return "i.repo_id IN " + db.In(len(issueRepos)), db.Int64Args(issueRepos), nil
+	}
+	var parts []string
+	var out []any
+	if len(issueRepos) > 0 {
+		parts = append(parts, "(i.is_pull = ? AND i.repo_id IN "+db.In(len(issueRepos))+")")
+		out = append(append(out, false), db.Int64Args(issueRepos)...)
+	}
+	if len(pullRepos) > 0 {
+		parts = append(parts, "(i.is_pull = ? AND i.repo_id IN "+db.In(len(pullRepos))+")")
+		out = append(append(out, true), db.Int64Args(pullRepos)...)
+	}
+	if len(parts) == 0 {
+		return "1 = 0", nil, nil
+	}
+	return strings.Join(parts, " OR "), out, nil
 }
 
 // lockIssue serves PUT /repos/{owner}/{repo}/issues/{index}/lock.

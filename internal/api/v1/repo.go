@@ -328,11 +328,21 @@ func (a *API) listReposWhere(w http.ResponseWriter, r *http.Request, where strin
 	writeJSON(w, http.StatusOK, out)
 }
 
-// listMyRepos serves GET /user/repos: repositories the caller owns or collaborates on.
+// listMyRepos serves GET /user/repos: repositories the caller owns, and
+// those they have access to, as Gitea counts them: as a collaborator,
+// through an organization team (its repositories, or all of them), or as a
+// member of a private organization whose public repositories they read.
 func (a *API) listMyRepos(w http.ResponseWriter, r *http.Request) {
 	d := doer(r)
-	a.listReposWhere(w, r, "r.owner_id = ? OR r.id IN (SELECT c.repo_id FROM collaboration c WHERE c.user_id = ?)",
-		[]any{d.ID, d.ID}, "o.lower_name, r.lower_name", false)
+	a.listReposWhere(w, r, `r.owner_id = ?
+		OR r.id IN (SELECT c.repo_id FROM collaboration c WHERE c.user_id = ?)
+		OR r.id IN (SELECT tr.repo_id FROM team_repo tr JOIN team_user tu ON tu.team_id = tr.team_id WHERE tu.uid = ?)
+		OR r.owner_id IN (SELECT t.org_id FROM team t JOIN team_user tu ON tu.team_id = t.id
+			WHERE tu.uid = ? AND (t.includes_all_repositories = ? OR t.authorize = ?))
+		OR (r.is_private = ? AND r.owner_id IN (SELECT ou.org_id FROM org_user ou JOIN users uo ON uo.id = ou.org_id
+			WHERE ou.uid = ? AND uo.visibility = ?))`,
+		[]any{d.ID, d.ID, d.ID, d.ID, true, int(access.ModeOwner), false, d.ID, int(user.VisibilityPrivate)},
+		"o.lower_name, r.lower_name", false)
 }
 
 // listUserRepos serves GET /users/{username}/repos.
@@ -373,7 +383,7 @@ func (a *API) searchRepos(w http.ResponseWriter, r *http.Request) {
 			pat := likePattern(kw)
 			c := "r.lower_name LIKE ?" + likeEscape + " OR r.id IN (SELECT t.repo_id FROM repo_topic t WHERE t.topic = ?)"
 			args = append(args, pat, strings.ToLower(kw))
-			if q.Get("includeDesc") == "" || queryBool(r, "includeDesc") {
+			if queryBool(r, "includeDesc") { // off unless asked for, as in Gitea
 				c += " OR LOWER(r.description) LIKE ?" + likeEscape
 				args = append(args, pat)
 			}
