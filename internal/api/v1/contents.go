@@ -71,25 +71,6 @@ func contentsPath(r *http.Request) string {
 	return v
 }
 
-// contentsAPIBase and contentsHTMLBase are the API and web addresses of the
-// repository, without a trailing slash.
-func (a *API) contentsAPIBase(rc *repoContext) string {
-	return a.rootURL + "api/v1/repos/" + url.PathEscape(rc.Owner.Name) + "/" + url.PathEscape(rc.Repo.Name)
-}
-
-func (a *API) contentsHTMLBase(rc *repoContext) string {
-	return a.rootURL + url.PathEscape(rc.Owner.Name) + "/" + url.PathEscape(rc.Repo.Name)
-}
-
-// escapeFilePath escapes each segment of a tree path.
-func escapeFilePath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
-	}
-	return strings.Join(parts, "/")
-}
-
 // abortContents ends a response whose body is already being written: the
 // client sees a broken transfer rather than a truncated document.
 func abortContents(r *http.Request, err error) {
@@ -196,8 +177,8 @@ func (a *API) writeContentsStreamed(w http.ResponseWriter, r *http.Request, rc *
 
 // contentsEntry renders an entry read at ref.
 func (a *API) contentsEntry(rc *repoContext, ref repo.FileRef, e *repo.FileEntry) *types.ContentsResponse {
-	apiBase, htmlBase := a.contentsAPIBase(rc), a.contentsHTMLBase(rc)
-	escaped := escapeFilePath(e.Path)
+	apiBase, htmlBase := a.repoAPIURL(rc), a.repoHTMLURL(rc)
+	escaped := pathEscapeSegments(e.Path)
 	self := apiBase + "/contents/" + escaped + "?ref=" + url.QueryEscape(ref.Name)
 	size := e.Size
 	if size < 0 {
@@ -207,7 +188,7 @@ func (a *API) contentsEntry(rc *repoContext, ref repo.FileRef, e *repo.FileEntry
 		Name: e.Name, Path: e.Path, SHA: e.SHA, LastCommitSHA: e.LastCommit, Type: e.Kind(), Size: size,
 		URL: &self, Links: &types.FileLinksResponse{Self: &self},
 	}
-	refPath := ref.Kind + "/" + escapeFilePath(ref.Name)
+	refPath := ref.Kind + "/" + pathEscapeSegments(ref.Name)
 	switch e.Kind() {
 	case "symlink":
 		target := e.Target
@@ -557,7 +538,7 @@ func (a *API) writtenContents(rc *repoContext, res *repo.ChangeFilesResult, i in
 
 // fileCommitResponse renders the commit a file change made.
 func (a *API) fileCommitResponse(rc *repoContext, c git.Commit) *types.FileCommitResponse {
-	apiBase := a.contentsAPIBase(rc)
+	apiBase := a.repoAPIURL(rc)
 	parents := make([]*types.CommitMeta, 0, len(c.Parents))
 	for _, p := range c.Parents {
 		parents = append(parents, &types.CommitMeta{URL: apiBase + "/git/commits/" + p, SHA: p})
@@ -567,7 +548,7 @@ func (a *API) fileCommitResponse(rc *repoContext, c git.Commit) *types.FileCommi
 	}
 	return &types.FileCommitResponse{
 		URL: apiBase + "/git/commits/" + c.SHA, SHA: c.SHA, Created: c.Committer.When,
-		HTMLURL: a.contentsHTMLBase(rc) + "/commit/" + c.SHA,
+		HTMLURL: a.repoHTMLURL(rc) + "/commit/" + c.SHA,
 		Author:  person(c.Author), Committer: person(c.Committer),
 		Parents: parents, Message: c.Message,
 		Tree: &types.CommitMeta{URL: apiBase + "/git/trees/" + c.Tree, SHA: c.Tree},

@@ -54,6 +54,17 @@ func (a *API) loadIssue(w http.ResponseWriter, r *http.Request) (*repoContext, *
 	return rc, is, true
 }
 
+// loadWritableIssue is loadIssue for routes that change issue metadata: it
+// also answers 403 to callers who cannot write to the issue's unit.
+func (a *API) loadWritableIssue(w http.ResponseWriter, r *http.Request) (*repoContext, *issue.Issue, bool) {
+	rc, is, ok := a.loadIssue(w, r)
+	if ok && !canWriteIssue(rc, is) {
+		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
+		return nil, nil, false
+	}
+	return rc, is, ok
+}
+
 // canWriteIssue reports whether the caller may change issue metadata (labels,
 // milestone, assignees, state of others' issues).
 func canWriteIssue(rc *repoContext, is *issue.Issue) bool { return rc.Perm.CanWrite(issueUnit(is)) }
@@ -472,12 +483,8 @@ func (a *API) deleteIssue(w http.ResponseWriter, r *http.Request) {
 
 // updateDeadline serves POST /repos/{owner}/{repo}/issues/{index}/deadline.
 func (a *API) updateDeadline(w http.ResponseWriter, r *http.Request) {
-	rc, is, ok := a.loadIssue(w, r)
+	_, is, ok := a.loadWritableIssue(w, r)
 	if !ok {
-		return
-	}
-	if !canWriteIssue(rc, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
 		return
 	}
 	var o types.EditDeadlineOption
@@ -664,12 +671,8 @@ func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere
 
 // lockIssue serves PUT /repos/{owner}/{repo}/issues/{index}/lock.
 func (a *API) lockIssue(w http.ResponseWriter, r *http.Request) {
-	rc, is, ok := a.loadIssue(w, r)
+	_, is, ok := a.loadWritableIssue(w, r)
 	if !ok {
-		return
-	}
-	if !canWriteIssue(rc, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
 		return
 	}
 	var o struct {
@@ -690,12 +693,8 @@ func (a *API) lockIssue(w http.ResponseWriter, r *http.Request) {
 
 // unlockIssue serves DELETE /repos/{owner}/{repo}/issues/{index}/lock.
 func (a *API) unlockIssue(w http.ResponseWriter, r *http.Request) {
-	rc, is, ok := a.loadIssue(w, r)
+	_, is, ok := a.loadWritableIssue(w, r)
 	if !ok {
-		return
-	}
-	if !canWriteIssue(rc, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
 		return
 	}
 	if err := a.Issues.SetLocked(r.Context(), doer(r), is, false, ""); err != nil {
@@ -708,12 +707,8 @@ func (a *API) unlockIssue(w http.ResponseWriter, r *http.Request) {
 // pinIssue serves POST and DELETE /repos/{owner}/{repo}/issues/{index}/pin.
 func (a *API) pinIssue(pinned bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rc, is, ok := a.loadIssue(w, r)
+		_, is, ok := a.loadWritableIssue(w, r)
 		if !ok {
-			return
-		}
-		if !canWriteIssue(rc, is) {
-			a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
 			return
 		}
 		if err := a.Issues.SetPinned(r.Context(), doer(r), is, pinned); err != nil {
@@ -726,12 +721,8 @@ func (a *API) pinIssue(pinned bool) http.HandlerFunc {
 
 // movePin serves PATCH /repos/{owner}/{repo}/issues/{index}/pin/{position}.
 func (a *API) movePin(w http.ResponseWriter, r *http.Request) {
-	rc, is, ok := a.loadIssue(w, r)
+	_, is, ok := a.loadWritableIssue(w, r)
 	if !ok {
-		return
-	}
-	if !canWriteIssue(rc, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue")
 		return
 	}
 	pos, err := strconv.Atoi(chi.URLParam(r, "position"))
