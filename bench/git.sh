@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Git transport benchmark (issue 3): clone over HTTP and SSH against
-# `git clone --no-local` from the bare repository on disk (the floor), and
+# `git clone --no-local` from the same bare repository on disk (the floor), and
 # `git push --mirror` of the whole history into an empty repository against a
 # local `git push --mirror` into a bare repository without hooks. Also reports
 # the server's peak RSS. Usage: bash bench/git.sh [commits] [branches] [tags]
@@ -64,7 +64,7 @@ SIZE=$(du -sh "$WORK/src.git" | cut -f1)
 echo "source: $REFS refs, $SIZE on disk"
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/key"
-export GIT_SSH_COMMAND="ssh -i $WORK/key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p $SSH_PORT"
+export GIT_SSH_COMMAND="ssh ${SSH_OPTS:-} -i $WORK/key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p $SSH_PORT"
 
 "$WORK/cairn" serve >"$WORK/log" 2>&1 &
 PID=$!
@@ -78,16 +78,19 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1
 peak_rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$PID/status; }
 
 push_floor=(); push_cairn=()
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
   git init -q --bare "$WORK/floor-$i.git"
   t=$(date +%s%N); git -C "$WORK/src.git" push -q --mirror "$WORK/floor-$i.git"; push_floor+=("$(ms "$t")")
   curl -sf -u "$AUTH" -H 'Content-Type: application/json' -X POST "$URL/api/v1/user/repos" -d "{\"name\":\"push$i\"}" >/dev/null
   t=$(date +%s%N); git -C "$WORK/src.git" push -q --mirror "http://$AUTH@127.0.0.1:$HTTP_PORT/root/push$i.git"; push_cairn+=("$(ms "$t")")
 done
 
+# The floor clones the very bare repository Cairn serves, straight from disk.
+REPO_ID=$(curl -sf -u "$AUTH" "$URL/api/v1/repos/root/push1" | sed -E 's/^\{"id":([0-9]+),.*/\1/')
+SERVED="$CAIRN_DATA_DIR/repositories/$REPO_ID.git"
 clone_floor=(); clone_http=(); clone_ssh=()
-for i in 1 2 3; do
-  t=$(date +%s%N); git clone -q --no-local --mirror "$WORK/src.git" "$WORK/cf-$i.git"; clone_floor+=("$(ms "$t")")
+for i in 1 2 3 4 5; do
+  t=$(date +%s%N); git clone -q --no-local --mirror "$SERVED" "$WORK/cf-$i.git"; clone_floor+=("$(ms "$t")")
   t=$(date +%s%N); git clone -q --mirror "http://127.0.0.1:$HTTP_PORT/root/push1.git" "$WORK/ch-$i.git"; clone_http+=("$(ms "$t")")
   t=$(date +%s%N); git clone -q --mirror "ssh://git@127.0.0.1:$SSH_PORT/root/push1.git" "$WORK/cs-$i.git"; clone_ssh+=("$(ms "$t")")
 done
