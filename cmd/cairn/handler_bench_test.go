@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -47,4 +50,46 @@ func BenchmarkGetUser(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkIssueList measures GET /api/v1/repos/{owner}/{repo}/issues (a page
+// of 30 with assignees) in process on SQLite.
+func BenchmarkIssueList(b *testing.B) {
+	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
+	a, err := open(context.Background(), func(k string) string { return env[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.close()
+	ctx := context.Background()
+	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := a.repos.Create(ctx, u, u, repo.CreateOptions{Name: "big"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := a.issues.Create(ctx, u, r, issue.CreateOptions{Title: fmt.Sprintf("issue %d", i), Body: "some words here", AssigneeIDs: []int64{u.ID}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := a.handler()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/api/v1/repos/bench/big/issues?state=all", nil)
+			req.Header.Set("Authorization", "token "+tok)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("status %d", w.Code)
+			}
+		}
+	})
 }
