@@ -3,7 +3,6 @@ package v1
 import (
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
 	"github.com/cairn-forge/cairn/internal/user"
@@ -37,7 +36,7 @@ func (a *API) toUser(u *user.User, v *user.User) *types.User {
 	out := &types.User{
 		ID: u.ID, UserName: u.Name, CompatUserName: u.Name, FullName: u.FullName,
 		AvatarURL: a.avatarURL(u), HTMLURL: a.rootURL + url.PathEscape(u.Name),
-		Created: u.Created, Restricted: u.IsRestricted, Location: u.Location, Website: u.Website,
+		Created: types.Time(u.Created), Restricted: u.IsRestricted, Location: u.Location, Website: u.Website,
 		Description: u.Description, Visibility: u.Visibility.String(),
 		Followers: u.NumFollowers, Following: u.NumFollowing, StarredRepos: u.NumStars,
 		Email: u.LowerName + "@" + a.noReply,
@@ -53,13 +52,10 @@ func (a *API) toUser(u *user.User, v *user.User) *types.User {
 		out.IsAdmin = u.IsAdmin
 		out.LoginName = u.LoginName
 		out.SourceID = u.LoginSource
-		out.LastLogin = u.LastLogin
+		out.LastLogin = types.Time(u.LastLogin)
 		out.Language = u.Language
 		out.IsActive = u.IsActive
 		out.ProhibitLogin = u.ProhibitLogin
-	}
-	if out.LastLogin.IsZero() {
-		out.LastLogin = time.Time{}
 	}
 	return out
 }

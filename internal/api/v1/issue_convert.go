@@ -115,7 +115,7 @@ func (a *API) toIssue(is *issue.Issue, ex *issueExtras, v *user.User) *types.Iss
 	out := &types.Issue{
 		ID: is.ID, Index: is.Index, Poster: a.toUser(ex.userOrGhost(is.PosterID), v), OriginalAuthor: is.OriginalAuthor,
 		OriginalAuthorID: is.OriginalAuthorID, Title: is.Title, Body: is.Content, Ref: is.Ref, State: is.State(),
-		IsLocked: is.IsLocked, Comments: is.NumComments, Created: is.Created, Updated: is.Updated,
+		IsLocked: is.IsLocked, Comments: is.NumComments, Created: types.Time(is.Created), Updated: types.Time(is.Updated),
 		Closed: timePtr(is.Closed), Deadline: timePtr(is.Deadline), PinOrder: is.PinOrder,
 		Labels: []*types.Label{}, Assignees: nil, Attachments: []*types.Attachment{},
 	}
@@ -195,7 +195,7 @@ func (a *API) toComments(ctx context.Context, list []*issue.Comment, r *repo.Rep
 			poster = user.Ghost()
 		}
 		tc := &types.Comment{ID: c.ID, Poster: a.toUser(poster, v), OriginalAuthor: c.OriginalAuthor,
-			OriginalAuthorID: c.OriginalAuthorID, Body: c.Content, Created: c.Created, Updated: c.Updated,
+			OriginalAuthorID: c.OriginalAuthorID, Body: c.Content, Created: types.Time(c.Created), Updated: types.Time(c.Updated),
 			Attachments: []*types.Attachment{}}
 		if is, ok := issues[c.IssueID]; ok {
 			idx := strconv.FormatInt(is.Index, 10)

@@ -296,7 +296,7 @@ func (a *API) issueHTMLURL(rp *repo.Repository, is *issue.Issue) string {
 // toRefComment renders the comment a reference was made from.
 func (a *API) toRefComment(c *issue.Comment, src *issue.Issue, rp *repo.Repository, poster *user.User, v *user.User) *types.Comment {
 	out := &types.Comment{ID: c.ID, Poster: a.toUser(poster, v), OriginalAuthor: c.OriginalAuthor,
-		OriginalAuthorID: c.OriginalAuthorID, Body: c.Content, Created: c.Created, Updated: c.Updated,
+		OriginalAuthorID: c.OriginalAuthorID, Body: c.Content, Created: types.Time(c.Created), Updated: types.Time(c.Updated),
 		Attachments: []*types.Attachment{}}
 	if src != nil && rp != nil {
 		html := a.issueHTMLURL(rp, src)

@@ -74,8 +74,8 @@ type Issue struct {
 	State            string           `json:"state"`
 	IsLocked         bool             `json:"is_locked"`
 	Comments         int              `json:"comments"`
-	Created          time.Time        `json:"created_at"`
-	Updated          time.Time        `json:"updated_at"`
+	Created          Time             `json:"created_at"`
+	Updated          Time             `json:"updated_at"`
 	Closed           *time.Time       `json:"closed_at"`
 	Deadline         *time.Time       `json:"due_date"`
 	PullRequest      *PullRequestMeta `json:"pull_request"`
@@ -120,8 +120,8 @@ type Comment struct {
 	OriginalAuthorID int64         `json:"original_author_id"`
 	Body             string        `json:"body"`
 	Attachments      []*Attachment `json:"assets"`
-	Created          time.Time     `json:"created_at"`
-	Updated          time.Time     `json:"updated_at"`
+	Created          Time          `json:"created_at"`
+	Updated          Time          `json:"updated_at"`
 }
 
 // CreateIssueCommentOption is the body of POST .../issues/{index}/comments.

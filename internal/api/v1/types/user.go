@@ -6,29 +6,29 @@ import "time"
 
 // User is Gitea's User.
 type User struct {
-	ID             int64     `json:"id"`
-	UserName       string    `json:"login"`
-	LoginName      string    `json:"login_name"`
-	SourceID       int64     `json:"source_id"`
-	FullName       string    `json:"full_name"`
-	Email          string    `json:"email"`
-	AvatarURL      string    `json:"avatar_url"`
-	HTMLURL        string    `json:"html_url"`
-	Language       string    `json:"language"`
-	IsAdmin        bool      `json:"is_admin"`
-	LastLogin      time.Time `json:"last_login"`
-	Created        time.Time `json:"created"`
-	Restricted     bool      `json:"restricted"`
-	IsActive       bool      `json:"active"`
-	ProhibitLogin  bool      `json:"prohibit_login"`
-	Location       string    `json:"location"`
-	Website        string    `json:"website"`
-	Description    string    `json:"description"`
-	Visibility     string    `json:"visibility"`
-	Followers      int       `json:"followers_count"`
-	Following      int       `json:"following_count"`
-	StarredRepos   int       `json:"starred_repos_count"`
-	CompatUserName string    `json:"username"`
+	ID             int64  `json:"id"`
+	UserName       string `json:"login"`
+	LoginName      string `json:"login_name"`
+	SourceID       int64  `json:"source_id"`
+	FullName       string `json:"full_name"`
+	Email          string `json:"email"`
+	AvatarURL      string `json:"avatar_url"`
+	HTMLURL        string `json:"html_url"`
+	Language       string `json:"language"`
+	IsAdmin        bool   `json:"is_admin"`
+	LastLogin      Time   `json:"last_login"`
+	Created        Time   `json:"created"`
+	Restricted     bool   `json:"restricted"`
+	IsActive       bool   `json:"active"`
+	ProhibitLogin  bool   `json:"prohibit_login"`
+	Location       string `json:"location"`
+	Website        string `json:"website"`
+	Description    string `json:"description"`
+	Visibility     string `json:"visibility"`
+	Followers      int    `json:"followers_count"`
+	Following      int    `json:"following_count"`
+	StarredRepos   int    `json:"starred_repos_count"`
+	CompatUserName string `json:"username"`
 }
 
 // UserSearchResult is the envelope of GET /users/search.
