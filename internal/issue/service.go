@@ -321,26 +321,7 @@ func (s *Service) setWatch(ctx context.Context, uid, issueID int64, watching boo
 // Delete removes an issue and everything that hangs off it.
 func (s *Service) Delete(ctx context.Context, r *repo.Repository, is *Issue) error {
 	return s.db.WithTx(ctx, func(ctx context.Context) error {
-		for _, q := range []string{
-			"DELETE FROM reaction WHERE issue_id = ?",
-			"DELETE FROM comment WHERE issue_id = ?",
-			"DELETE FROM issue_label WHERE issue_id = ?",
-			"DELETE FROM issue_assignees WHERE issue_id = ?",
-			"DELETE FROM issue_user WHERE issue_id = ?",
-			"DELETE FROM issue_watch WHERE issue_id = ?",
-			"DELETE FROM tracked_time WHERE issue_id = ?",
-			"DELETE FROM stopwatch WHERE issue_id = ?",
-			"DELETE FROM notification WHERE issue_id = ?",
-			"UPDATE attachment SET issue_id = 0, comment_id = 0 WHERE issue_id = ?",
-		} {
-			if _, err := s.db.Exec(ctx, q, is.ID); err != nil {
-				return err
-			}
-		}
-		if _, err := s.db.Exec(ctx, "DELETE FROM issue_dependency WHERE issue_id = ? OR dependency_id = ?", is.ID, is.ID); err != nil {
-			return err
-		}
-		if _, err := s.db.Exec(ctx, "DELETE FROM issue WHERE id = ?", is.ID); err != nil {
+		if err := s.deleteIssues(ctx, "id = ?", is.ID); err != nil {
 			return err
 		}
 		if err := s.RecountMilestoneByID(ctx, is.MilestoneID); err != nil {
@@ -364,4 +345,25 @@ func (s *Service) Delete(ctx context.Context, r *repo.Repository, is *Issue) err
 		}
 		return nil
 	})
+}
+
+// deleteIssues removes the issues matching where (a condition on the issue
+// table with one argument) and every row that hangs off them. Issue deletion
+// and repository deletion both go through it.
+func (s *Service) deleteIssues(ctx context.Context, where string, arg int64) error {
+	sel := "SELECT id FROM issue WHERE " + where
+	for _, table := range []string{"reaction", "comment", "issue_label", "issue_assignees", "issue_user", "issue_watch",
+		"tracked_time", "stopwatch", "notification"} {
+		if _, err := s.db.Exec(ctx, "DELETE FROM "+table+" WHERE issue_id IN ("+sel+")", arg); err != nil {
+			return err
+		}
+	}
+	if _, err := s.db.Exec(ctx, "UPDATE attachment SET issue_id = 0, comment_id = 0 WHERE issue_id IN ("+sel+")", arg); err != nil {
+		return err
+	}
+	if _, err := s.db.Exec(ctx, "DELETE FROM issue_dependency WHERE issue_id IN ("+sel+") OR dependency_id IN ("+sel+")", arg, arg); err != nil {
+		return err
+	}
+	_, err := s.db.Exec(ctx, "DELETE FROM issue WHERE "+where, arg)
+	return err
 }

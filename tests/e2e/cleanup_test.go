@@ -68,3 +68,30 @@ func TestDeployKeyCannotBecomeUserKey(t *testing.T) {
 		t.Fatalf("account keys after refusal: %s", l.Body)
 	}
 }
+
+// Deleting an issue removes it with its comments; the other issues stay.
+func TestIssueDeleteRemovesComments(t *testing.T) {
+	s := StartServer(t)
+	alice := s.CreateUser("alice")
+	createRepo(t, s, alice, "proj", false)
+	for _, title := range []string{"keep", "drop"} {
+		if r := s.Do("POST", "api/v1/repos/alice/proj/issues", Token(alice.Token), JSON(map[string]any{"title": title})); r.Status != 201 {
+			t.Fatalf("create issue: %d %s", r.Status, r.Body)
+		}
+	}
+	if r := s.Do("POST", "api/v1/repos/alice/proj/issues/2/comments", Token(alice.Token), JSON(map[string]any{"body": "bye"})); r.Status != 201 {
+		t.Fatalf("comment: %d %s", r.Status, r.Body)
+	}
+	if r := s.Do("DELETE", "api/v1/repos/alice/proj/issues/2", Token(alice.Token)); r.Status != 204 {
+		t.Fatalf("delete issue: %d %s", r.Status, r.Body)
+	}
+	if r := s.Do("GET", "api/v1/repos/alice/proj/issues/2", Token(alice.Token)); r.Status != 404 {
+		t.Fatalf("deleted issue answers %d", r.Status)
+	}
+	if r := s.Do("GET", "api/v1/repos/alice/proj/issues/comments", Token(alice.Token)); strings.TrimSpace(string(r.Body)) != "[]" {
+		t.Fatalf("comments of the deleted issue remain: %s", r.Body)
+	}
+	if r := s.Do("GET", "api/v1/repos/alice/proj/issues/1", Token(alice.Token)); r.Status != 200 {
+		t.Fatalf("the other issue answers %d", r.Status)
+	}
+}
