@@ -272,60 +272,85 @@ func (t nulTokens) next() (string, error) {
 // detection, keyed by commit name: one git process for all commits.
 func (g *Git) CommitsNumstat(ctx context.Context, repoPath string, commits []Commit) (map[string]DiffStats, error) {
 	out := make(map[string]DiffStats, len(commits))
+	err := g.diffTreeEach(ctx, repoPath, commits, []Arg{"-M", "--numstat", "--no-color", "--no-ext-diff", "--no-textconv"},
+		func(sha string) {
+			if _, ok := out[sha]; !ok {
+				out[sha] = DiffStats{}
+			}
+		},
+		func(tok *nulTokens, current, s string) error {
+			parts := strings.SplitN(s, "\t", 3)
+			if len(parts) != 3 {
+				return fmt.Errorf("git: malformed numstat entry %q", s)
+			}
+			fs := FileStat{Path: parts[2]}
+			if parts[0] == "-" && parts[1] == "-" {
+				fs.Binary = true
+			} else {
+				fs.Additions, _ = strconv.Atoi(parts[0])
+				fs.Deletions, _ = strconv.Atoi(parts[1])
+			}
+			if fs.Path == "" {
+				var err error
+				if fs.OldPath, err = tok.next(); err != nil {
+					return err
+				}
+				if fs.Path, err = tok.next(); err != nil {
+					return err
+				}
+			}
+			st := out[current]
+			st.Additions += fs.Additions
+			st.Deletions += fs.Deletions
+			st.Files = append(st.Files, fs)
+			out[current] = st
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// diffTreeEach runs one `git diff-tree --stdin` over commits with the given
+// output options and walks its NUL-separated output: onCommit for each
+// commit header, onEntry for each entry (which may read more tokens).
+func (g *Git) diffTreeEach(ctx context.Context, repoPath string, commits []Commit, opts []Arg,
+	onCommit func(sha string), onEntry func(tok *nulTokens, current, s string) error) error {
 	if len(commits) == 0 {
-		return out, nil
+		return nil
 	}
 	in, err := diffTreeInput(commits)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r, err := g.repoCommand(repoPath, "diff-tree", "--stdin", "-r", "--root", "--always", "-z", "-M",
-		"--numstat", "--no-color", "--no-ext-diff", "--no-textconv").Stdin(in).Stream(ctx)
+	args := append([]Arg{"--stdin", "-r", "--root", "--always", "-z"}, opts...)
+	r, err := g.repoCommand(repoPath, "diff-tree", args...).Stdin(in).Stream(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer r.Close()
-	tok := nulTokens{bufio.NewReaderSize(r, 64<<10)}
+	tok := &nulTokens{bufio.NewReaderSize(r, 64<<10)}
 	current := ""
 	for {
 		s, err := tok.next()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if IsSHA(s) {
 			current = s
-			if _, ok := out[current]; !ok {
-				out[current] = DiffStats{}
-			}
+			onCommit(s)
 			continue
 		}
-		parts := strings.SplitN(s, "\t", 3)
-		if len(parts) != 3 || current == "" {
-			return nil, fmt.Errorf("git: malformed numstat entry %q", s)
+		if current == "" || s == "" {
+			return fmt.Errorf("git: malformed diff-tree entry %q", s)
 		}
-		fs := FileStat{Path: parts[2]}
-		if parts[0] == "-" && parts[1] == "-" {
-			fs.Binary = true
-		} else {
-			fs.Additions, _ = strconv.Atoi(parts[0])
-			fs.Deletions, _ = strconv.Atoi(parts[1])
+		if err := onEntry(tok, current, s); err != nil {
+			return err
 		}
-		if fs.Path == "" {
-			if fs.OldPath, err = tok.next(); err != nil {
-				return nil, err
-			}
-			if fs.Path, err = tok.next(); err != nil {
-				return nil, err
-			}
-		}
-		st := out[current]
-		st.Additions += fs.Additions
-		st.Deletions += fs.Deletions
-		st.Files = append(st.Files, fs)
-		out[current] = st
 	}
 }
 
@@ -341,43 +366,22 @@ type FileStatus struct {
 // process for all commits.
 func (g *Git) CommitsFiles(ctx context.Context, repoPath string, commits []Commit) (map[string][]FileStatus, error) {
 	out := make(map[string][]FileStatus, len(commits))
-	if len(commits) == 0 {
-		return out, nil
-	}
-	in, err := diffTreeInput(commits)
-	if err != nil {
-		return nil, err
-	}
-	r, err := g.repoCommand(repoPath, "diff-tree", "--stdin", "-r", "--root", "--always", "-z", "--no-renames",
-		"--name-status").Stdin(in).Stream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	tok := nulTokens{bufio.NewReaderSize(r, 64<<10)}
-	current := ""
-	for {
-		s, err := tok.next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if IsSHA(s) {
-			current = s
-			if _, ok := out[current]; !ok {
-				out[current] = []FileStatus{}
+	err := g.diffTreeEach(ctx, repoPath, commits, []Arg{"--no-renames", "--name-status"},
+		func(sha string) {
+			if _, ok := out[sha]; !ok {
+				out[sha] = []FileStatus{}
 			}
-			continue
-		}
-		if current == "" || s == "" {
-			return nil, fmt.Errorf("git: malformed name-status entry %q", s)
-		}
-		p, err := tok.next()
-		if err != nil {
-			return nil, err
-		}
-		out[current] = append(out[current], FileStatus{Status: s[:1], Path: p})
+		},
+		func(tok *nulTokens, current, s string) error {
+			p, err := tok.next()
+			if err != nil {
+				return err
+			}
+			out[current] = append(out[current], FileStatus{Status: s[:1], Path: p})
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
