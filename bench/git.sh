@@ -97,6 +97,12 @@ done
 [ "$(git -C "$WORK/ch-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "HTTP clone has the wrong refs"; exit 1; }
 [ "$(git -C "$WORK/cs-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "SSH clone has the wrong refs"; exit 1; }
 
+# An SSH connection that authenticates, runs nothing and closes: the cost of
+# the handshake a fetch pays before any git traffic.
+t=$(date +%s%N)
+for i in $(seq 20); do $GIT_SSH_COMMAND git@127.0.0.1 >/dev/null 2>&1 || true; done
+handshake=$(( ($(date +%s%N) - t) / 20000000 ))
+
 pf=$(median "${push_floor[@]}"); pc=$(median "${push_cairn[@]}")
 cf=$(median "${clone_floor[@]}"); ch=$(median "${clone_http[@]}"); cs=$(median "${clone_ssh[@]}")
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -104,4 +110,5 @@ printf '\n| operation | floor (ms) | Cairn (ms) | ratio |\n|---|---|---|---|\n'
 printf '| clone over HTTP | %s | %s | %s |\n' "$cf" "$ch" "$(ratio "$ch" "$cf")"
 printf '| clone over SSH | %s | %s | %s |\n' "$cf" "$cs" "$(ratio "$cs" "$cf")"
 printf '| push --mirror (%s refs) over HTTP | %s | %s | %s |\n' "$REFS" "$pf" "$pc" "$(ratio "$pc" "$pf")"
+printf '| SSH connection (handshake, no command) | | %s | |\n' "$handshake"
 printf '\nserver peak RSS: %s MB (repository on disk: %s)\n' "$(peak_rss)" "$SIZE"

@@ -171,7 +171,7 @@ func (s *Server) Serve(l net.Listener) error {
 			_ = nc.Close()
 			continue
 		}
-		c := s.track(nc)
+		c := s.track(quickAck(nc))
 		if c == nil {
 			<-s.slots
 			continue
