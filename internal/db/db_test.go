@@ -1,0 +1,53 @@
+package db
+
+import (
+	"context"
+	"testing"
+)
+
+// TestOpenClearsSampleStats checks that opening a SQLite database empties
+// sqlite_stat4 (filled by a manual ANALYZE) and keeps sqlite_stat1.
+func TestOpenClearsSampleStats(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE TABLE item (id INTEGER PRIMARY KEY, owner INTEGER NOT NULL)",
+		"CREATE INDEX ix_item_owner ON item (owner)",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO item (owner) SELECT i % 37 FROM n",
+		"ANALYZE",
+	} {
+		if _, err := d.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	samples, err := d.Count(ctx, "SELECT COUNT(*) FROM sqlite_stat4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if samples == 0 {
+		t.Skip("this SQLite build keeps no sqlite_stat4 samples")
+	}
+	d.Close()
+
+	d, err = Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if n, err := d.Count(ctx, "SELECT COUNT(*) FROM sqlite_stat4"); err != nil || n != 0 {
+		t.Fatalf("sqlite_stat4 after open: %d rows, %v", n, err)
+	}
+	if n, err := d.Count(ctx, "SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = 'item'"); err != nil || n == 0 {
+		t.Fatalf("sqlite_stat1 after open: %d rows, %v", n, err)
+	}
+	// Opening a database that has no statistics at all works too.
+	d2, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2.Close()
+}
