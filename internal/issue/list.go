@@ -2,6 +2,8 @@ package issue
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -18,6 +20,10 @@ type ListOptions struct {
 	RepoIDs  []int64
 	RepoCond string
 	RepoArgs []any
+	// UnitRepos, when set, keeps only issues of UnitRepos.Issues and pull
+	// requests of UnitRepos.Pulls (the repositories whose unit the caller
+	// may read).
+	UnitRepos *UnitRepos
 	// State is "open" (default), "closed" or "all".
 	State string
 	// IsPull: nil for both, else issues only or pull requests only.
@@ -45,6 +51,38 @@ type ListOptions struct {
 	Offset int
 }
 
+// UnitRepos lists the repositories whose issues, and those whose pull
+// requests, a list may show.
+type UnitRepos struct {
+	Issues []int64
+	Pulls  []int64
+}
+
+// cond renders u as a condition on "i".
+func (u *UnitRepos) cond(col func(string) string) (string, []any) {
+	if slices.Equal(u.Issues, u.Pulls) {
+		if len(u.Issues) == 0 {
+			return "1 = 0", nil
+		}
+		return col("i.repo_id") + " IN " + db.In(len(u.Issues)), db.Int64Args(u.Issues)
+	}
+	var parts []string
+	var args []any
+	for _, k := range []struct {
+		pull bool
+		ids  []int64
+	}{{false, u.Issues}, {true, u.Pulls}} {
+		if len(k.ids) > 0 {
+			parts = append(parts, "(i.is_pull = ? AND "+col("i.repo_id")+" IN "+db.In(len(k.ids))+")")
+			args = append(append(args, k.pull), db.Int64Args(k.ids)...)
+		}
+	}
+	if len(parts) == 0 {
+		return "1 = 0", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
 // likePattern escapes a keyword for LIKE ... ESCAPE '!' and wraps it in wildcards.
 func likePattern(q string) string {
 	q = strings.ToLower(q)
@@ -67,6 +105,11 @@ func (o ListOptions) where(dialect db.Dialect, fromText bool) (string, []any, er
 	if len(o.RepoIDs) > 0 {
 		conds = append(conds, col("i.repo_id")+" IN "+db.In(len(o.RepoIDs)))
 		args = append(args, db.Int64Args(o.RepoIDs)...)
+	}
+	if o.UnitRepos != nil {
+		c, cargs := o.UnitRepos.cond(col)
+		conds = append(conds, c)
+		args = append(args, cargs...)
 	}
 	if o.RepoCond != "" {
 		conds = append(conds, strings.ReplaceAll(o.RepoCond, "i.repo_id IN", col("i.repo_id")+" IN"))
@@ -186,12 +229,21 @@ func (o ListOptions) order() (string, error) {
 func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, error) {
 	fromText := false
 	if words := searchWords(o.Keyword); len(words) > 0 && s.db.Dialect == db.SQLite {
-		// Few matches: start from them; many: walk the list's index and check each.
-		n, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue_fts WHERE issue_fts MATCH ?", ftsQuery(words))
+		// Few matches (counted up to a bound): start from them and check
+		// each against the issue table. Many: answer from the full-text
+		// index alone when it holds every filter, else walk the list's
+		// index and check each issue.
+		n, err := s.db.Count(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM issue_fts WHERE issue_fts MATCH ? LIMIT ?)",
+			ftsQuery(words), maxFromText+1)
 		if err != nil {
 			return nil, 0, err
 		}
-		fromText = n <= 5000
+		if n > fewMatches {
+			if match := o.textOnlyMatch(); match != "" {
+				return s.searchText(ctx, o, match)
+			}
+		}
+		fromText = n <= maxFromText
 	}
 	where, args, err := o.where(s.db.Dialect, fromText)
 	if err != nil {
@@ -232,6 +284,117 @@ func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, e
 		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
 			list[i], list[j] = list[j], list[i]
 		}
+	}
+	return list, total, err
+}
+
+// Bounds on the number of full-text matches of a search's words: up to
+// fewMatches the matches are checked against the issue table (cheaper than
+// intersecting them with the index's large tag lists); up to maxFromText
+// they still drive a search the index cannot answer alone.
+const (
+	fewMatches  = 1000
+	maxFromText = 5000
+)
+
+// maxTagTerms bounds the repository tokens of a search answered from the
+// full-text index alone; a caller who may read more repositories is
+// searched through the issue table.
+const maxTagTerms = 200
+
+// textOnlyMatch returns the FTS5 query that answers o from SQLite's
+// full-text index alone — its words, repositories, kind and state are all
+// tokens of the index — or "" when o filters on anything else, sorts other
+// than by creation, or could match an issue by number.
+func (o ListOptions) textOnlyMatch() string {
+	kw := strings.TrimSpace(o.Keyword)
+	words := searchWords(kw)
+	if len(words) == 0 {
+		return ""
+	}
+	if _, number := parseIndex(kw); number {
+		return ""
+	}
+	if o.RepoCond != "" || len(o.LabelIDs) > 0 || o.NoLabel || len(o.MilestoneIDs) > 0 || o.NoMilestone || o.AssigneeID != 0 ||
+		o.PosterID != 0 || o.MentionedID != 0 || !o.Since.IsZero() || !o.Before.IsZero() || o.Pinned {
+		return ""
+	}
+	switch o.Sort {
+	case "", "latest", "newest", "oldest":
+	default:
+		return ""
+	}
+	var issues, pulls []int64
+	switch {
+	case o.UnitRepos != nil && len(o.RepoIDs) == 0:
+		issues, pulls = o.UnitRepos.Issues, o.UnitRepos.Pulls
+	case o.UnitRepos == nil && len(o.RepoIDs) > 0:
+		issues, pulls = o.RepoIDs, o.RepoIDs
+	default:
+		return ""
+	}
+	if o.IsPull != nil {
+		if *o.IsPull {
+			issues = nil
+		} else {
+			pulls = nil
+		}
+	}
+	var tags []string
+	for _, k := range []struct {
+		prefix string
+		ids    []int64
+	}{{"i", issues}, {"p", pulls}} {
+		for _, id := range k.ids {
+			tags = append(tags, k.prefix+strconv.FormatInt(id, 10))
+		}
+	}
+	if len(tags) == 0 || len(tags) > maxTagTerms {
+		return ""
+	}
+	q := ftsQuery(words) + " AND tags : (" + strings.Join(tags, " OR ") + ")"
+	switch o.State {
+	case "", "open":
+		return q + " AND tags : open"
+	case "closed":
+		return q + " AND tags : closed"
+	case "all":
+		return q
+	}
+	return "" // an invalid state, reported by the general path
+}
+
+// searchText answers a search from the full-text index alone (see
+// textOnlyMatch): the count and the page's ids come from the index, and only
+// the page's rows are read from the issue table. Results are ordered by id,
+// which is the order issues were created in.
+func (s *Service) searchText(ctx context.Context, o ListOptions, match string) ([]*Issue, int64, error) {
+	total, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue_fts WHERE issue_fts MATCH ?", match)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	if int64(o.Offset) >= total {
+		return nil, total, nil
+	}
+	desc := o.Sort != "oldest"
+	// Pages past the middle are read from the other end.
+	offset, reversed := o.Offset, false
+	if int64(o.Offset) > total/2 {
+		n := min(int64(limit), total-int64(o.Offset))
+		offset, limit, reversed, desc = int(total-int64(o.Offset)-n), int(n), true, !desc
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	list, err := s.ListIssues(ctx, "JOIN (SELECT rowid AS id FROM issue_fts WHERE issue_fts MATCH ? ORDER BY rowid"+dir+
+		db.LimitOffset(limit, offset)+") page ON page.id = i.id ORDER BY i.id"+dir, match)
+	if reversed {
+		slices.Reverse(list)
 	}
 	return list, total, err
 }
@@ -341,11 +504,12 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 	return "(" + strings.Join(parts, " OR ") + ")", args
 }
 
-// ftsQuery is the SQLite FTS5 query matching every word as a prefix.
+// ftsQuery is the SQLite FTS5 query matching every word as a prefix of a
+// word of the title or the body (never of the tags column).
 func ftsQuery(words []string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
 		q[i] = `"` + w + `"*`
 	}
-	return strings.Join(q, " AND ")
+	return "{title content} : (" + strings.Join(q, " AND ") + ")"
 }

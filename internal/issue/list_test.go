@@ -21,7 +21,7 @@ func TestReverseOrder(t *testing.T) {
 
 func TestKeywordCond(t *testing.T) {
 	c, args := keywordCond(db.SQLite, "Memory leak!")
-	if c != "(i.id IN (SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?))" || len(args) != 1 || args[0] != `"memory"* AND "leak"*` {
+	if c != "(i.id IN (SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?))" || len(args) != 1 || args[0] != `{title content} : ("memory"* AND "leak"*)` {
 		t.Fatalf("sqlite: %s %v", c, args)
 	}
 	c, args = keywordCond(db.Postgres, "#12")

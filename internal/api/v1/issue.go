@@ -557,17 +557,20 @@ func (a *API) searchIssues(w http.ResponseWriter, r *http.Request) {
 			o.RepoArgs = append(o.RepoArgs, names...)
 		}
 	}
-	unitCond, unitArgs, err := a.readableIssueRepos(r.Context(), r, repoWhere, args)
+	units, unitCond, unitArgs, err := a.readableIssueRepos(r.Context(), r, repoWhere, args)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if o.RepoCond != "" {
-		o.RepoCond = "(" + unitCond + ") AND " + o.RepoCond
-		o.RepoArgs = append(unitArgs, o.RepoArgs...)
-	} else {
-		o.RepoCond = "(" + unitCond + ")"
-		o.RepoArgs = unitArgs
+	o.UnitRepos = units
+	if unitCond != "" {
+		if o.RepoCond != "" {
+			o.RepoCond = "(" + unitCond + ") AND " + o.RepoCond
+			o.RepoArgs = append(unitArgs, o.RepoArgs...)
+		} else {
+			o.RepoCond = "(" + unitCond + ")"
+			o.RepoArgs = unitArgs
+		}
 	}
 	d := doer(r)
 	if d != nil {
@@ -591,16 +594,18 @@ func (a *API) searchIssues(w http.ResponseWriter, r *http.Request) {
 // that it filters with a subquery instead.
 const maxSearchRepos = 1000
 
-// readableIssueRepos returns a condition on "i" keeping issues of
-// repositories (selected by repoWhere, "SELECT r.id FROM repository r JOIN
-// users o ...") whose issues unit — or pulls unit, for pull requests — the
-// caller can read. Up to maxSearchRepos repositories it checks each unit
-// permission exactly and lists ids, which lets the database use its indexes.
-func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere string, args []any) (string, []any, error) {
+// readableIssueRepos restricts a search to repositories (selected by
+// repoWhere, "SELECT r.id FROM repository r JOIN users o ...") whose issues
+// unit — or pulls unit, for pull requests — the caller can read. Up to
+// maxSearchRepos repositories it checks each unit permission exactly and
+// returns the lists of ids, which lets the database use its indexes (and
+// SQLite answer from its full-text index alone); beyond that it returns a
+// condition on "i" with a subquery instead.
+func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere string, args []any) (*issue.UnitRepos, string, []any, error) {
 	tail := strings.TrimPrefix(repoWhere, "SELECT r.id FROM repository r JOIN users o ON o.id = r.owner_id ")
 	list, err := a.Repos.List(ctx, tail+" ORDER BY r.id"+db.LimitOffset(maxSearchRepos+1, 0), args...)
 	if err != nil {
-		return "", nil, err
+		return nil, "", nil, err
 	}
 	if len(list) > maxSearchRepos {
 		// Too many to list: every visible repository with the unit enabled.
@@ -617,9 +622,9 @@ func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere
 			out = append(append(append(out, u.pull), args...), "%\""+u.unit+"\"%")
 		}
 		if len(parts) == 0 {
-			return "1 = 0", nil, nil
+			return nil, "1 = 0", nil, nil
 		}
-		return strings.Join(parts, " OR "), out, nil
+		return nil, strings.Join(parts, " OR "), out, nil
 	}
 	var ownerIDs []int64
 	for _, rp := range list {
@@ -627,46 +632,23 @@ func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere
 	}
 	owners, err := a.Users.Store.GetByIDs(ctx, ownerIDs)
 	if err != nil {
-		return "", nil, err
+		return nil, "", nil, err
 	}
 	perms, err := a.Access.RepoPermissions(ctx, viewer(r), list, owners)
 	if err != nil {
-		return "", nil, err
+		return nil, "", nil, err
 	}
-	var issueRepos, pullRepos []int64
-	same := true
+	units := &issue.UnitRepos{Issues: []int64{}, Pulls: []int64{}}
 	for _, rp := range list {
 		p := perms[rp.ID]
-		iss := rp.HasUnit(repo.UnitIssues) && p.CanRead(repo.UnitIssues)
-		pul := rp.HasUnit(repo.UnitPulls) && p.CanRead(repo.UnitPulls)
-		if iss {
-			issueRepos = append(issueRepos, rp.ID)
+		if rp.HasUnit(repo.UnitIssues) && p.CanRead(repo.UnitIssues) {
+			units.Issues = append(units.Issues, rp.ID)
 		}
-		if pul {
-			pullRepos = append(pullRepos, rp.ID)
+		if rp.HasUnit(repo.UnitPulls) && p.CanRead(repo.UnitPulls) {
+			units.Pulls = append(units.Pulls, rp.ID)
 		}
-		same = same && iss == pul
 	}
-	if same {
-		if len(issueRepos) == 0 {
-			return "1 = 0", nil, nil
-		}
-		return "i.repo_id IN " + db.In(len(issueRepos)), db.Int64Args(issueRepos), nil
-	}
-	var parts []string
-	var out []any
-	if len(issueRepos) > 0 {
-		parts = append(parts, "(i.is_pull = ? AND i.repo_id IN "+db.In(len(issueRepos))+")")
-		out = append(append(out, false), db.Int64Args(issueRepos)...)
-	}
-	if len(pullRepos) > 0 {
-		parts = append(parts, "(i.is_pull = ? AND i.repo_id IN "+db.In(len(pullRepos))+")")
-		out = append(append(out, true), db.Int64Args(pullRepos)...)
-	}
-	if len(parts) == 0 {
-		return "1 = 0", nil, nil
-	}
-	return strings.Join(parts, " OR "), out, nil
+	return units, "", nil, nil
 }
 
 // lockIssue serves PUT /repos/{owner}/{repo}/issues/{index}/lock.

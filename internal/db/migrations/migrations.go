@@ -12,5 +12,6 @@ func All() []db.Migration {
 		issues0003(),
 		issueListIndexes0004(),
 		issueSearch0005(),
+		issueSearchTags0006(),
 	}
 }
