@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/repo"
 )
 
 // ListOptions filters and orders issue lists (one repository or a search
@@ -24,6 +25,10 @@ type ListOptions struct {
 	// requests of UnitRepos.Pulls (the repositories whose unit the caller
 	// may read).
 	UnitRepos *UnitRepos
+	// Loaded is the repository of RepoIDs as the caller loaded it: an
+	// unfiltered list then takes its total from those counters instead of
+	// reading them again.
+	Loaded *repo.Repository
 	// State is "open" (default), "closed" or "all".
 	State string
 	// IsPull: nil for both, else issues only or pull requests only.
@@ -426,10 +431,14 @@ func (s *Service) countFromRepository(ctx context.Context, o ListOptions) (int64
 		return 0, false, nil
 	}
 	var issues, closedIssues, pulls, closedPulls int64
-	err := s.db.QueryRow(ctx, "SELECT num_issues, num_closed_issues, num_pulls, num_closed_pulls FROM repository WHERE id = ?", o.RepoIDs[0]).
-		Scan(&issues, &closedIssues, &pulls, &closedPulls)
-	if err != nil {
-		return 0, false, err
+	if r := o.Loaded; r != nil && r.ID == o.RepoIDs[0] {
+		issues, closedIssues, pulls, closedPulls = int64(r.NumIssues), int64(r.NumClosedIssues), int64(r.NumPulls), int64(r.NumClosedPulls)
+	} else {
+		err := s.db.QueryRow(ctx, "SELECT num_issues, num_closed_issues, num_pulls, num_closed_pulls FROM repository WHERE id = ?", o.RepoIDs[0]).
+			Scan(&issues, &closedIssues, &pulls, &closedPulls)
+		if err != nil {
+			return 0, false, err
+		}
 	}
 	if o.IsPull != nil && *o.IsPull {
 		issues, closedIssues = 0, 0

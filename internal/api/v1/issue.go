@@ -88,6 +88,7 @@ func (a *API) listIssues(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.RepoIDs = []int64{rc.Repo.ID}
+	o.Loaded = rc.Repo
 	// Units the caller cannot read are left out.
 	canIssues := rc.Repo.HasUnit(repo.UnitIssues) && rc.Perm.CanRead(repo.UnitIssues)
 	canPulls := rc.Repo.HasUnit(repo.UnitPulls) && rc.Perm.CanRead(repo.UnitPulls)
