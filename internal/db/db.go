@@ -182,7 +182,13 @@ func (d *DB) Close() error {
 }
 
 type txKey struct{}
+type afterCommitKey struct{}
 type counterKey struct{}
+
+// afterCommit holds the functions to run once a transaction has committed.
+type afterCommit struct {
+	fns []func()
+}
 
 // WithQueryCounter returns a context whose queries are counted into n.
 func WithQueryCounter(ctx context.Context, n *atomic.Int64) context.Context {
@@ -206,11 +212,29 @@ func (d *DB) WithTx(ctx context.Context, fn func(ctx context.Context) error) err
 	if err != nil {
 		return err
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+	after := &afterCommit{}
+	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), afterCommitKey{}, after)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, f := range after.fns {
+		f()
+	}
+	return nil
+}
+
+// AfterCommit runs f once the transaction ctx carries has committed (never
+// if it rolls back), or at once outside a transaction. It is for side effects
+// that cannot be undone, such as removing files the committed rows pointed to.
+func AfterCommit(ctx context.Context, f func()) {
+	if after, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
+		after.fns = append(after.fns, f)
+		return
+	}
+	f()
 }
 
 // InTx reports whether ctx carries a transaction.

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +52,41 @@ func TestOpenClearsSampleStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2.Close()
+}
+
+// TestAfterCommit checks that functions registered in a transaction run once
+// it commits, never when it rolls back, and at once outside a transaction.
+func TestAfterCommit(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var ran []string
+	AfterCommit(ctx, func() { ran = append(ran, "outside") })
+	err = d.WithTx(ctx, func(ctx context.Context) error {
+		AfterCommit(ctx, func() { ran = append(ran, "committed") })
+		// A nested call joins the transaction: its function waits too.
+		return d.WithTx(ctx, func(ctx context.Context) error {
+			AfterCommit(ctx, func() { ran = append(ran, "nested") })
+			if len(ran) != 1 {
+				t.Errorf("ran before the commit: %v", ran)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rollback := errors.New("roll back")
+	if err := d.WithTx(ctx, func(ctx context.Context) error {
+		AfterCommit(ctx, func() { ran = append(ran, "rolled back") })
+		return rollback
+	}); !errors.Is(err, rollback) {
+		t.Fatalf("rollback: %v", err)
+	}
+	if got := strings.Join(ran, ","); got != "outside,committed,nested" {
+		t.Fatalf("ran %s", got)
+	}
 }

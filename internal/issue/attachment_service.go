@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/storage"
@@ -249,6 +250,45 @@ func (s *Service) DeleteAttachment(ctx context.Context, at *Attachment) error {
 		if err := s.files.Delete(context.WithoutCancel(ctx), at.UUID); err != nil {
 			slog.Warn("attachment: could not remove the file", "uuid", at.UUID, "err", err)
 		}
+	}
+	return nil
+}
+
+// dropAttachments deletes the attachments matching where (a condition on the
+// attachment table) and removes their files once the surrounding transaction
+// has committed, so a rollback never loses a file.
+func (s *Service) dropAttachments(ctx context.Context, where string, args ...any) error {
+	rows, err := s.db.Query(ctx, "SELECT uuid FROM attachment WHERE "+where, args...)
+	if err != nil {
+		return err
+	}
+	var uuids []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			rows.Close()
+			return err
+		}
+		uuids = append(uuids, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(uuids) == 0 {
+		return nil
+	}
+	if _, err := s.db.Exec(ctx, "DELETE FROM attachment WHERE "+where, args...); err != nil {
+		return err
+	}
+	if s.files != nil {
+		db.AfterCommit(ctx, func() {
+			for _, u := range uuids {
+				if err := s.files.Delete(context.WithoutCancel(ctx), u); err != nil && !errors.Is(err, storage.ErrNotFound) {
+					slog.Warn("attachment: could not remove the file", "uuid", u, "err", err)
+				}
+			}
+		})
 	}
 	return nil
 }

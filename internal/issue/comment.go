@@ -69,9 +69,11 @@ func (s *Service) DeleteComment(ctx context.Context, doer *user.User, r *repo.Re
 		return errs.Invalid("only comments can be deleted")
 	}
 	err := s.db.WithTx(ctx, func(ctx context.Context) error {
+		if err := s.dropAttachments(ctx, "comment_id = ?", c.ID); err != nil {
+			return err
+		}
 		for _, q := range []string{
 			"DELETE FROM reaction WHERE comment_id = ?",
-			"UPDATE attachment SET comment_id = 0, issue_id = 0 WHERE comment_id = ?",
 			"UPDATE notification SET comment_id = 0 WHERE comment_id = ?",
 			"DELETE FROM comment WHERE id = ?",
 		} {

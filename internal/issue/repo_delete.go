@@ -18,12 +18,10 @@ func (s *Service) DeleteRepoData(ctx context.Context, r *repo.Repository) error 
 		"DELETE FROM issue_index WHERE repo_id = ?",
 		"DELETE FROM milestone WHERE repo_id = ?",
 		"DELETE FROM label WHERE repo_id = ?",
-		// Attachment files are kept until a cleanup removes rows without a repository.
-		"UPDATE attachment SET issue_id = 0, comment_id = 0 WHERE repo_id = ?",
 	} {
 		if _, err := s.db.Exec(ctx, q, r.ID); err != nil {
 			return err
 		}
 	}
-	return nil
+	return s.dropAttachments(ctx, "repo_id = ?", r.ID)
 }

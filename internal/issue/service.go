@@ -358,7 +358,7 @@ func (s *Service) deleteIssues(ctx context.Context, where string, arg int64) err
 			return err
 		}
 	}
-	if _, err := s.db.Exec(ctx, "UPDATE attachment SET issue_id = 0, comment_id = 0 WHERE issue_id IN ("+sel+")", arg); err != nil {
+	if err := s.dropAttachments(ctx, "issue_id IN ("+sel+")", arg); err != nil {
 		return err
 	}
 	if _, err := s.db.Exec(ctx, "DELETE FROM issue_dependency WHERE issue_id IN ("+sel+") OR dependency_id IN ("+sel+")", arg, arg); err != nil {

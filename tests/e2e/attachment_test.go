@@ -183,6 +183,46 @@ func TestAttachmentLifecycle(t *testing.T) {
 	k.must(k.do("DELETE", fmt.Sprintf("%s/%d", cassets, ca.ID), k.reader.Token, nil), 204, "poster deletes")
 }
 
+// TestAttachmentFilesGoWithTheirOwners checks that deleting a comment, an
+// issue or a repository removes its attachments, rows and files, and leaves
+// the attachments of everything else alone.
+func TestAttachmentFilesGoWithTheirOwners(t *testing.T) {
+	k := newActKit(t)
+	up := func(path, name string) attachmentJSON {
+		t.Helper()
+		var a attachmentJSON
+		k.must(k.upload(path, k.owner.Token, "attachment", name, []byte("content of "+name), 0), 201, "upload "+name).Decode(t, &a)
+		return a
+	}
+	second := k.issue(k.owner, "pub", "second issue")
+	cid := k.comment(k.owner, "pub", 1, "with a file")
+	kept := up("api/v1/repos/acme/pub/issues/1/assets", "kept.txt")
+	commentFile := up(fmt.Sprintf("api/v1/repos/acme/pub/issues/comments/%d/assets", cid), "comment.txt")
+	issueFile := up(fmt.Sprintf("api/v1/repos/acme/pub/issues/%d/assets", second), "issue.txt")
+	privFile := up("api/v1/repos/acme/priv/issues/1/assets", "priv.txt")
+	if n := k.storedFiles(); n != 4 {
+		t.Fatalf("%d files stored, want 4", n)
+	}
+	gone := func(a attachmentJSON, files int) {
+		t.Helper()
+		if r := k.download(a.URL, Token(k.owner.Token)); r.Status != 404 {
+			t.Fatalf("download of %s after its owner was deleted: %d", a.Name, r.Status)
+		}
+		if n := k.storedFiles(); n != files {
+			t.Fatalf("%d files stored after %s went, want %d", n, a.Name, files)
+		}
+	}
+	k.must(k.do("DELETE", fmt.Sprintf("api/v1/repos/acme/pub/issues/comments/%d", cid), k.owner.Token, nil), 204, "delete comment")
+	gone(commentFile, 3)
+	k.must(k.do("DELETE", fmt.Sprintf("api/v1/repos/acme/pub/issues/%d", second), k.owner.Token, nil), 204, "delete issue")
+	gone(issueFile, 2)
+	k.must(k.do("DELETE", "api/v1/repos/acme/priv", k.owner.Token, nil), 204, "delete repository")
+	gone(privFile, 1)
+	if r := k.download(kept.URL); r.Status != 200 || string(r.Body) != "content of kept.txt" {
+		t.Fatalf("an unrelated attachment: %d %q", r.Status, r.Body)
+	}
+}
+
 func TestAttachmentDownloadPermissions(t *testing.T) {
 	k := newActKit(t)
 	var at attachmentJSON
