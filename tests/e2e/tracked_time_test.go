@@ -94,6 +94,15 @@ func TestTrackedTimeLifecycle(t *testing.T) {
 		t.Fatalf("reader sees %s", got)
 	}
 	k.wantError(k.do("GET", "api/v1/repos/acme/pub/times?user=writer", k.reader.Token, nil), 403, "not allowed", "reader asks for writer's times")
+	// The repository's lists sit under the repository token scope (as in
+	// Gitea), an issue's list under the issue scope.
+	repoScope := k.s.CreateToken("reader", k.reader.Password, "repo-scope", "read:repository")
+	issueScope := k.s.CreateToken("reader", k.reader.Password, "issue-scope", "read:issue")
+	k.must(k.do("GET", "api/v1/repos/acme/pub/times", repoScope, nil), 200, "read:repository lists the repository's times")
+	k.must(k.do("GET", "api/v1/repos/acme/pub/times/reader", repoScope, nil), 200, "read:repository lists a user's times")
+	k.wantError(k.do("GET", "api/v1/repos/acme/pub/times", issueScope, nil), 403, "read:repository", "read:issue lists the repository's times")
+	k.must(k.do("GET", base, issueScope, nil), 200, "read:issue lists an issue's times")
+	k.wantError(k.do("GET", base, repoScope, nil), 403, "read:issue", "read:repository lists an issue's times")
 	repoTimes, _, err := wc.ListRepoTrackedTimes("acme", "pub", gitea.ListTrackedTimesOptions{})
 	if err != nil || len(repoTimes) != 6 {
 		t.Fatalf("repo times: %v %d", err, len(repoTimes))

@@ -29,8 +29,16 @@ func (a *API) trackedTimeRoutes(r chi.Router) {
 		r.Post("/issues/{index}/stopwatch/start", a.startStopwatch)
 		r.Post("/issues/{index}/stopwatch/stop", a.stopStopwatch)
 		r.Delete("/issues/{index}/stopwatch/delete", a.cancelStopwatch)
-		r.With(a.reqUnitRead(repo.UnitIssues)).Get("/times", a.listRepoTimes)
-		r.With(a.reqUnitRead(repo.UnitIssues)).Get("/times/{user}", a.listUserRepoTimes)
+	})
+}
+
+// repoTimeRoutes registers the repository's tracked time lists, which Gitea
+// places under the repository token scope rather than the issue scope.
+func (a *API) repoTimeRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(a.signedIn, a.reqUnitRead(repo.UnitIssues))
+		r.Get("/times", a.listRepoTimes)
+		r.Get("/times/{user}", a.listUserRepoTimes)
 	})
 }
 
