@@ -296,6 +296,12 @@ func (c *Checker) RepoPermissions(ctx context.Context, doer *user.User, repos []
 	return out, nil
 }
 
+// TeamReadsUnit reports whether a team, given its authorize level and its
+// units column, gives at least read access to unit in its repositories.
+func TeamReadsUnit(authorize Mode, units, unit string) bool {
+	return authorize == ModeOwner || decodeTeamUnits(units)[unit] >= ModeRead
+}
+
 // decodeTeamUnits reads the team.units column: a JSON object of unit key to
 // access name ("read", "write", ...).
 func decodeTeamUnits(s string) map[string]Mode {

@@ -72,6 +72,8 @@ var (
 	refToken = regexp.MustCompile(`(?:([0-9A-Za-z_.-]+)/([0-9A-Za-z_.-]+))?[#!]([0-9]{1,18})`)
 	// mentionToken matches "@name"; the surroundings are checked separately.
 	mentionToken = regexp.MustCompile(`@([0-9A-Za-z_][0-9A-Za-z_.-]*)`)
+	// mentionName matches a user, organization or team name in a mention.
+	mentionName = regexp.MustCompile(`^[0-9A-Za-z_][0-9A-Za-z_.-]*`)
 
 	closeWords  = map[string]bool{"close": true, "closes": true, "closed": true, "fix": true, "fixes": true, "fixed": true, "resolve": true, "resolves": true, "resolved": true}
 	reopenWords = map[string]bool{"reopen": true, "reopens": true, "reopened": true}
@@ -222,33 +224,55 @@ func FindReferences(text string) []Reference {
 
 // FindMentions returns the lower-cased names mentioned with "@name" in a
 // Markdown text, without duplicates, at most maxMentions of them. Code, e-mail
-// addresses and team mentions ("@org/team") are ignored.
+// addresses and team mentions ("@org/team", see FindTeamMentions) are left out.
 func FindMentions(text string) []string {
+	users, _ := scanMentions(text)
+	return users
+}
+
+// FindTeamMentions returns the lower-cased "org/team" names mentioned with
+// "@org/team" in a Markdown text, without duplicates, at most maxMentions.
+func FindTeamMentions(text string) []string {
+	_, teams := scanMentions(text)
+	return teams
+}
+
+// scanMentions finds the user mentions ("@name") and team mentions
+// ("@org/team") of a Markdown text outside code.
+func scanMentions(text string) (users, teams []string) {
 	text = stripCode(text)
-	var out []string
 	seen := map[string]bool{}
-	for _, m := range mentionToken.FindAllStringSubmatchIndex(text, -1) {
+	// name reads a name at the start of s (a letter, digit or "_", then also
+	// "." and "-"), without trailing punctuation.
+	name := func(s string) string {
+		m := mentionName.FindString(s)
+		return strings.TrimRight(m, ".-_")
+	}
+	for _, m := range mentionToken.FindAllStringIndex(text, -1) {
 		if !openingBoundary(text[:m[0]]) {
 			continue
 		}
-		name := text[m[2]:m[3]]
-		// Names end with a letter or digit: trailing dots and dashes are punctuation.
-		trimmed := strings.TrimRight(name, ".-_")
-		after := text[m[2]+len(trimmed):]
-		if trimmed == "" || strings.HasPrefix(after, "/") || strings.HasPrefix(after, "@") {
+		rest := text[m[0]+1:]
+		first := name(rest)
+		after := rest[len(first):]
+		if first == "" || strings.HasPrefix(after, "@") || len(first) > user.MaxNameLength {
 			continue
 		}
-		name = strings.ToLower(trimmed)
-		if len(name) > user.MaxNameLength || seen[name] {
+		found, list := strings.ToLower(first), &users
+		if team, ok := strings.CutPrefix(after, "/"); ok {
+			second := name(team)
+			if second == "" || strings.HasPrefix(team[len(second):], "/") || strings.HasPrefix(team[len(second):], "@") {
+				continue
+			}
+			found, list = found+"/"+strings.ToLower(second), &teams
+		}
+		if seen[found] || len(*list) == maxMentions {
 			continue
 		}
-		seen[name] = true
-		out = append(out, name)
-		if len(out) == maxMentions {
-			break
-		}
+		seen[found] = true
+		*list = append(*list, found)
 	}
-	return out
+	return users, teams
 }
 
 // ReadersFunc returns which of users may read the issues (isPull false) or
@@ -258,38 +282,105 @@ type ReadersFunc func(ctx context.Context, r *repo.Repository, isPull bool, user
 // PermFunc computes u's permission on repository r.
 type PermFunc func(ctx context.Context, u *user.User, r *repo.Repository) (access.RepoPerm, error)
 
-// RecordMentions finds the @name mentions of text (written by doer in issue
-// is of repository r), keeps the existing, active individual accounts other
-// than doer that may read the issue, marks them mentioned (issue_user) and
-// returns them. Names that match nobody are ignored.
+// RecordMentions finds the mentions of text (written by doer in issue is of
+// repository r), marks the people mentioned (issue_user) and returns them:
+// for "@name", the existing, active individual account other than doer, if
+// it may read the issue; for "@org/team" (the organization that owns r), the
+// active members of that team when the team has r and reads its issues (pull
+// requests for a pull request), as Gitea expands them. Names that match
+// nobody are ignored.
 func (s *Service) RecordMentions(ctx context.Context, doer *user.User, r *repo.Repository, is *Issue, text string, readers ReadersFunc) ([]*user.User, error) {
-	names := FindMentions(text)
-	if len(names) == 0 {
+	names, teams := scanMentions(text)
+	if len(names) == 0 && len(teams) == 0 {
 		return nil, nil
-	}
-	args := make([]any, 0, len(names)+4)
-	for _, n := range names {
-		args = append(args, n)
-	}
-	args = append(args, int(user.TypeIndividual), true, false, doer.ID)
-	found, err := s.users.List(ctx, "WHERE u.lower_name IN "+db.In(len(names))+
-		" AND u.type = ? AND u.is_active = ? AND u.prohibit_login = ? AND u.id <> ?", args...)
-	if err != nil || len(found) == 0 {
-		return nil, err
-	}
-	ok, err := readers(ctx, r, is.IsPull, found)
-	if err != nil {
-		return nil, err
 	}
 	var mentioned []*user.User
 	var ids []int64
-	for _, u := range found {
-		if ok[u.ID] {
+	seen := map[int64]bool{}
+	add := func(u *user.User) {
+		if !seen[u.ID] {
+			seen[u.ID] = true
 			mentioned = append(mentioned, u)
 			ids = append(ids, u.ID)
 		}
 	}
+	if len(names) > 0 {
+		args := make([]any, 0, len(names)+4)
+		for _, n := range names {
+			args = append(args, n)
+		}
+		args = append(args, int(user.TypeIndividual), true, false, doer.ID)
+		found, err := s.users.List(ctx, "WHERE u.lower_name IN "+db.In(len(names))+
+			" AND u.type = ? AND u.is_active = ? AND u.prohibit_login = ? AND u.id <> ?", args...)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) > 0 {
+			ok, err := readers(ctx, r, is.IsPull, found)
+			if err != nil {
+				return nil, err
+			}
+			for _, u := range found {
+				if ok[u.ID] {
+					add(u)
+				}
+			}
+		}
+	}
+	members, err := s.teamMentions(ctx, doer, r, is.IsPull, teams)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range members {
+		add(u)
+	}
 	return mentioned, s.SetMentioned(ctx, is.ID, ids)
+}
+
+// teamMentions returns the active members (other than doer) of the teams
+// named "org/team" in mentions that belong to r's owner, have r and read its
+// issues (or pull requests).
+func (s *Service) teamMentions(ctx context.Context, doer *user.User, r *repo.Repository, isPull bool, mentions []string) ([]*user.User, error) {
+	var names []any
+	for _, m := range mentions {
+		org, team, _ := strings.Cut(m, "/")
+		if org == strings.ToLower(r.OwnerName) {
+			names = append(names, team)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Query(ctx, "SELECT t.id, t.authorize, COALESCE(t.units, '') FROM team t WHERE t.org_id = ? AND t.lower_name IN "+db.In(len(names))+
+		" AND (t.includes_all_repositories = ? OR t.id IN (SELECT tr.team_id FROM team_repo tr WHERE tr.repo_id = ?))",
+		append(append([]any{r.OwnerID}, names...), true, r.ID)...)
+	if err != nil {
+		return nil, err
+	}
+	unit := repo.UnitIssues
+	if isPull {
+		unit = repo.UnitPulls
+	}
+	var teamIDs []int64
+	for rows.Next() {
+		var id int64
+		var authorize int
+		var units string
+		if err := rows.Scan(&id, &authorize, &units); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if access.TeamReadsUnit(access.Mode(authorize), units, unit) {
+			teamIDs = append(teamIDs, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(teamIDs) == 0 || !r.HasUnit(unit) {
+		return nil, err
+	}
+	return s.users.List(ctx, "WHERE u.id IN (SELECT tu.uid FROM team_user tu WHERE tu.team_id IN "+db.In(len(teamIDs))+
+		") AND u.type = ? AND u.is_active = ? AND u.prohibit_login = ? AND u.id <> ?",
+		append(db.Int64Args(teamIDs), int(user.TypeIndividual), true, false, doer.ID)...)
 }
 
 // SetMentioned marks users mentioned in issue issueID (issue_user rows), for

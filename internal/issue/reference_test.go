@@ -49,6 +49,27 @@ func TestFindMentions(t *testing.T) {
 	}
 }
 
+func TestFindTeamMentions(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"@org/team is a team", []string{"org/team"}},
+		{"cc @Acme/Core-Team. and @acme/core-team again", []string{"acme/core-team"}},
+		{"@alice and (@acme/devs)", []string{"acme/devs"}},
+		{"@acme/a/b is a path, @acme/ is nothing, @acme/x@y neither", nil},
+		{"`@acme/code` and bob@acme/mail", nil},
+	}
+	for _, c := range cases {
+		if got := FindTeamMentions(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("FindTeamMentions(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	if got := FindMentions("@alice and (@acme/devs)"); !reflect.DeepEqual(got, []string{"alice"}) {
+		t.Errorf("users next to a team: %q", got)
+	}
+}
+
 func TestRefActionString(t *testing.T) {
 	for a, want := range map[RefAction]string{RefActionNone: "none", RefActionCloses: "closes", RefActionReopens: "reopens", RefActionNeutered: "neutered"} {
 		if a.String() != want {

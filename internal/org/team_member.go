@@ -3,6 +3,7 @@ package org
 import (
 	"context"
 
+	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -103,6 +104,22 @@ func (s *Service) RemoveTeamRepo(ctx context.Context, t *Team, repoID int64) err
 func (s *Service) RemoveRepoFromTeams(ctx context.Context, repoID int64) error {
 	_, err := s.db.Exec(ctx, "DELETE FROM team_repo WHERE repo_id = ?", repoID)
 	return err
+}
+
+// TeamHasRepo reports whether team t reaches repository repoID of its
+// organization: given to it, or through includes_all_repositories.
+func (s *Service) TeamHasRepo(ctx context.Context, t *Team, repoID int64) (bool, error) {
+	if t.IncludesAllRepositories {
+		return true, nil
+	}
+	return s.HasTeamRepo(ctx, t.ID, repoID)
+}
+
+// ListRepoTeams lists the teams of organization orgID that reach repository
+// repoID: the Owners team first, then the others alphabetically (as Gitea).
+func (s *Service) ListRepoTeams(ctx context.Context, orgID, repoID int64) ([]*Team, error) {
+	return s.listTeams(ctx, "WHERE t.org_id = ? AND (t.includes_all_repositories = ? OR t.id IN (SELECT tr.team_id FROM team_repo tr WHERE tr.repo_id = ?))"+
+		" ORDER BY CASE WHEN t.authorize = ? THEN 0 ELSE 1 END, t.lower_name, t.id", orgID, true, repoID, int(access.ModeOwner))
 }
 
 // HasTeamRepo reports whether team teamID was given repository repoID.

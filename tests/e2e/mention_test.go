@@ -59,6 +59,61 @@ func TestMentions(t *testing.T) {
 	}
 }
 
+// TestTeamMentions: "@org/team" in an issue of the organization's
+// repository notifies and marks the team's members when the team has the
+// repository and reads its issues; other teams, other organizations' teams
+// and the doer are left out.
+func TestTeamMentions(t *testing.T) {
+	s := StartServer(t)
+	owner := s.CreateUser("owner")
+	dev := s.CreateUser("dev")
+	coder := s.CreateUser("coder")
+	outsider := s.CreateUser("outsider")
+	s.CreateUser("other")
+	mustStatus(t, s.Do("POST", "api/v1/orgs", Token(owner.Token), JSON(map[string]any{"username": "acme", "visibility": "public"})), http.StatusCreated, "org")
+	mustStatus(t, s.Do("POST", "api/v1/orgs", Token(owner.Token), JSON(map[string]any{"username": "rival"})), http.StatusCreated, "second org")
+	mustStatus(t, s.Do("POST", "api/v1/orgs/acme/repos", Token(owner.Token), JSON(map[string]any{"name": "app", "private": true})), http.StatusCreated, "repo")
+	team := func(org, name string, units []string, all bool, member *User, repo string) {
+		t.Helper()
+		var tm struct {
+			ID int64 `json:"id"`
+		}
+		resp := s.Do("POST", "api/v1/orgs/"+org+"/teams", Token(owner.Token), JSON(map[string]any{"name": name, "permission": "write",
+			"units": units, "includes_all_repositories": all}))
+		mustStatus(t, resp, http.StatusCreated, "team "+name)
+		resp.Decode(t, &tm)
+		mustStatus(t, s.Do("PUT", fmt.Sprintf("api/v1/teams/%d/members/%s", tm.ID, member.Name), Token(owner.Token)), http.StatusNoContent, "member of "+name)
+		if repo != "" {
+			mustStatus(t, s.Do("PUT", fmt.Sprintf("api/v1/teams/%d/repos/%s/%s", tm.ID, org, repo), Token(owner.Token)), http.StatusNoContent, "repo of "+name)
+		}
+	}
+	team("acme", "devs", []string{"repo.code", "repo.issues"}, false, dev, "app")
+	team("acme", "coders", []string{"repo.code"}, true, coder, "")
+	team("acme", "idle", []string{"repo.issues"}, false, outsider, "")
+	team("rival", "devs", []string{"repo.issues"}, true, outsider, "")
+
+	mustStatus(t, s.Do("POST", "api/v1/repos/acme/app/issues", Token(owner.Token), JSON(map[string]any{"title": "Teams",
+		"body": "@acme/devs @acme/Coders @acme/idle @rival/devs @acme/nobody, and `@acme/devs` in code"})), http.StatusCreated, "create")
+	if got := threadsOf(t, s, dev, "api/v1/notifications", ""); len(got) != 1 || got[0].Subject.Title != "Teams" {
+		t.Fatalf("dev threads = %s", threadTitles(got))
+	}
+	for _, u := range []*User{coder, outsider, owner} {
+		if got := threadsOf(t, s, u, "api/v1/notifications", "all=true"); len(got) != 0 {
+			t.Fatalf("%s threads = %s", u.Name, threadTitles(got))
+		}
+	}
+	list, _, err := s.Client(owner.Token).ListRepoIssues("acme", "app", gitea.ListIssueOption{State: gitea.StateAll, MentionedBy: "dev"})
+	if err != nil || len(list) != 1 || list[0].Title != "Teams" {
+		t.Fatalf("mentioned_by=dev: %v %v", list, err)
+	}
+	// A team mention in a comment works the same way.
+	mustStatus(t, s.Do("POST", "api/v1/repos/acme/app/issues", Token(owner.Token), JSON(map[string]any{"title": "Quiet"})), http.StatusCreated, "second issue")
+	mustStatus(t, s.Do("POST", "api/v1/repos/acme/app/issues/2/comments", Token(owner.Token), JSON(map[string]any{"body": "ping @acme/devs"})), http.StatusCreated, "comment")
+	if got := threadsOf(t, s, dev, "api/v1/notifications", ""); len(got) != 2 {
+		t.Fatalf("dev threads after the comment = %s", threadTitles(got))
+	}
+}
+
 // TestReferences: #N and owner/repo#N in issues and comments create
 // issue_ref and comment_ref events on the issues named, once, shown only to
 // those who can read where the reference was made.

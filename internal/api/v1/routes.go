@@ -106,6 +106,7 @@ func (a *API) routes() chi.Router {
 				r.Use(a.scope(auth.CatRepository), a.repoAssignment)
 				a.repoRoutes(r)
 				a.repoTimeRoutes(r)
+				a.repoTeamRoutes(r)
 			})
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatIssue), a.repoAssignment)

@@ -15,8 +15,8 @@ import (
 )
 
 // teamRoutes adds an organization's teams (/orgs/{org}/teams) and single
-// teams (/teams/{id}); every one of them needs a signed-in caller. Team
-// repositories arrive with the repository API.
+// teams (/teams/{id}) with their members and repositories; every one of them
+// needs a signed-in caller.
 func (a *API) teamRoutes(r chi.Router) {
 	r.Get("/orgs/{org}/teams", a.listOrgTeams)
 	r.Post("/orgs/{org}/teams", a.createTeam)
@@ -28,6 +28,10 @@ func (a *API) teamRoutes(r chi.Router) {
 	r.Get("/teams/{id}/members/{username}", a.getTeamMember)
 	r.Put("/teams/{id}/members/{username}", a.addTeamMember)
 	r.Delete("/teams/{id}/members/{username}", a.removeTeamMember)
+	r.Get("/teams/{id}/repos", a.listTeamRepos)
+	r.Get("/teams/{id}/repos/{org}/{repo}", a.getTeamRepo)
+	r.Put("/teams/{id}/repos/{org}/{repo}", a.addTeamRepo)
+	r.Delete("/teams/{id}/repos/{org}/{repo}", a.removeTeamRepo)
 }
 
 // toTeam renders t; o (its organization) may be nil, as in organization team lists.

@@ -1,0 +1,252 @@
+package v1
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/user"
+)
+
+// repoTeamRoutes registers /repos/{owner}/{repo}/teams: the teams of the
+// owning organization that reach the repository. Signed-in callers only.
+func (a *API) repoTeamRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(a.signedIn)
+		r.Get("/teams", a.listRepoTeams)
+		r.Get("/teams/{team}", a.checkRepoTeam)
+		r.Put("/teams/{team}", a.addRepoTeam)
+		r.Delete("/teams/{team}", a.removeRepoTeam)
+	})
+}
+
+// teamRepoNamed loads the repository {repo} of team t's organization (the
+// {org} segment is not consulted, as in Gitea) when the caller may see it.
+func (a *API) teamRepoNamed(w http.ResponseWriter, r *http.Request, tc *teamCtx) (*repoContext, bool) {
+	rc, err := a.loadRepo(r.Context(), r, tc.org.Name, chi.URLParam(r, "repo"))
+	if err != nil {
+		a.fail(w, r, err)
+		return nil, false
+	}
+	return rc, true
+}
+
+// listTeamRepos serves GET /teams/{id}/repos: the repositories the team
+// reaches (every repository of the organization for a team that includes
+// them all), paginated.
+func (a *API) listTeamRepos(w http.ResponseWriter, r *http.Request) {
+	tc, ok := a.loadTeam(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	pg := a.paging(r)
+	where := "r.owner_id = ?"
+	args := []any{tc.org.ID}
+	if !tc.team.IncludesAllRepositories {
+		where += " AND r.id IN (SELECT tr.repo_id FROM team_repo tr WHERE tr.team_id = ?)"
+		args = append(args, tc.team.ID)
+	}
+	total, err := a.Repos.Store.Count(ctx, where, args...)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	list, err := a.Repos.List(ctx, "WHERE "+where+" ORDER BY r.lower_name, r.id"+db.LimitOffset(pg.Limit, pg.Offset()), args...)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.toRepos(ctx, doer(r), list)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.setTotal(w, r, pg, total)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// getTeamRepo serves GET /teams/{id}/repos/{org}/{repo}: the repository when
+// the team reaches it, else 404.
+func (a *API) getTeamRepo(w http.ResponseWriter, r *http.Request) {
+	tc, ok := a.loadTeam(w, r)
+	if !ok {
+		return
+	}
+	rc, ok := a.teamRepoNamed(w, r, tc)
+	if !ok {
+		return
+	}
+	has, err := a.Orgs.TeamHasRepo(r.Context(), tc.team, rc.Repo.ID)
+	if err == nil && !has {
+		err = errs.NotFound("team %s does not have repository %s", tc.team.Name, rc.Repo.Name)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.toRepoOne(r.Context(), doer(r), rc.Repo)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// addTeamRepo serves PUT /teams/{id}/repos/{org}/{repo}: a member of the
+// team (or an owner of the organization) with admin access to the repository
+// gives it to the team.
+func (a *API) addTeamRepo(w http.ResponseWriter, r *http.Request) {
+	a.changeTeamRepo(w, r, true)
+}
+
+// removeTeamRepo serves DELETE /teams/{id}/repos/{org}/{repo}, with the same
+// rights as addTeamRepo.
+func (a *API) removeTeamRepo(w http.ResponseWriter, r *http.Request) {
+	a.changeTeamRepo(w, r, false)
+}
+
+func (a *API) changeTeamRepo(w http.ResponseWriter, r *http.Request, add bool) {
+	tc, ok := a.loadTeam(w, r)
+	if !ok {
+		return
+	}
+	rc, ok := a.teamRepoNamed(w, r, tc)
+	if !ok {
+		return
+	}
+	if !rc.Perm.IsAdmin() {
+		a.errorJSON(w, http.StatusForbidden, "Must have admin-level access to the repository")
+		return
+	}
+	var err error
+	if add {
+		err = a.Orgs.AddTeamRepo(r.Context(), tc.team, rc.Repo.ID)
+	} else {
+		err = a.Orgs.RemoveTeamRepo(r.Context(), tc.team, rc.Repo.ID)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusNoContent)
+}
+
+// orgOwnedRepo refuses, with Gitea's 405, a repository that no organization
+// owns.
+func (a *API) orgOwnedRepo(w http.ResponseWriter, rc *repoContext) bool {
+	if !rc.Owner.IsOrganization() {
+		a.errorJSON(w, http.StatusMethodNotAllowed, "repo is not owned by an organization")
+		return false
+	}
+	return true
+}
+
+// repoTeamNamed loads the team {team} of the organization owning the
+// current repository.
+func (a *API) repoTeamNamed(w http.ResponseWriter, r *http.Request, rc *repoContext) (*org.Team, bool) {
+	t, err := a.Orgs.GetTeamByName(r.Context(), rc.Owner, chi.URLParam(r, "team"))
+	if err != nil {
+		a.fail(w, r, err)
+		return nil, false
+	}
+	return t, true
+}
+
+// listRepoTeams serves GET /repos/{owner}/{repo}/teams (readers).
+func (a *API) listRepoTeams(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	if !rc.Perm.HasAccess() {
+		a.notFound(w, r)
+		return
+	}
+	if !a.orgOwnedRepo(w, rc) {
+		return
+	}
+	list, err := a.Orgs.ListRepoTeams(r.Context(), rc.Owner.ID, rc.Repo.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a.toTeams(list, map[int64]*user.User{rc.Owner.ID: rc.Owner}, doer(r)))
+}
+
+// checkRepoTeam serves GET /repos/{owner}/{repo}/teams/{team} (readers): the
+// team when it reaches the repository, else 404.
+func (a *API) checkRepoTeam(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	if !rc.Perm.HasAccess() {
+		a.notFound(w, r)
+		return
+	}
+	if !a.orgOwnedRepo(w, rc) {
+		return
+	}
+	t, ok := a.repoTeamNamed(w, r, rc)
+	if !ok {
+		return
+	}
+	has, err := a.Orgs.TeamHasRepo(r.Context(), t, rc.Repo.ID)
+	if err == nil && !has {
+		err = errs.NotFound("team %s does not have repository %s", t.Name, rc.Repo.Name)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a.toTeam(t, rc.Owner, doer(r)))
+}
+
+// addRepoTeam serves PUT /repos/{owner}/{repo}/teams/{team}.
+func (a *API) addRepoTeam(w http.ResponseWriter, r *http.Request) {
+	a.changeRepoTeam(w, r, true)
+}
+
+// removeRepoTeam serves DELETE /repos/{owner}/{repo}/teams/{team}.
+func (a *API) removeRepoTeam(w http.ResponseWriter, r *http.Request) {
+	a.changeRepoTeam(w, r, false)
+}
+
+// changeRepoTeam gives the repository to a team or takes it away. As in
+// Gitea: repository administrators may, owners of the organization may, and
+// when the organization lets repository administrators change team access
+// (repo_admin_change_team_access) plain repository administrators may too.
+func (a *API) changeRepoTeam(w http.ResponseWriter, r *http.Request, add bool) {
+	rc := currentRepo(r)
+	if !rc.Perm.IsAdmin() {
+		a.errorJSON(w, http.StatusForbidden, "user is nor repo admin nor owner")
+		return
+	}
+	if !a.orgOwnedRepo(w, rc) {
+		return
+	}
+	if !rc.Owner.RepoAdminChangeTeamAccess && !rc.Perm.IsOwner() {
+		a.errorJSON(w, http.StatusForbidden, "user is nor repo admin nor owner")
+		return
+	}
+	t, ok := a.repoTeamNamed(w, r, rc)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	has, err := a.Orgs.TeamHasRepo(ctx, t, rc.Repo.ID)
+	switch {
+	case err != nil:
+	case add && has:
+		err = errs.Invalid("team '%s' is already added to repo", t.Name)
+	case !add && !has:
+		err = errs.Invalid("team '%s' was not added to repo", t.Name)
+	case add:
+		err = a.Orgs.AddTeamRepo(ctx, t, rc.Repo.ID)
+	default:
+		err = a.Orgs.RemoveTeamRepo(ctx, t, rc.Repo.ID)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusNoContent)
+}
