@@ -296,10 +296,13 @@ func (c *Checker) RepoPermissions(ctx context.Context, doer *user.User, repos []
 	return out, nil
 }
 
-// TeamReadsUnit reports whether a team, given its authorize level and its
-// units column, gives at least read access to unit in its repositories.
-func TeamReadsUnit(authorize Mode, units, unit string) bool {
-	return authorize == ModeOwner || decodeTeamUnits(units)[unit] >= ModeRead
+// TeamUnitMode is the access a team, given its authorize level and its units
+// column, gives to unit in its repositories.
+func TeamUnitMode(authorize Mode, units, unit string) Mode {
+	if authorize == ModeOwner {
+		return ModeOwner
+	}
+	return decodeTeamUnits(units)[unit]
 }
 
 // decodeTeamUnits reads the team.units column: a JSON object of unit key to

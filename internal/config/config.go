@@ -35,13 +35,15 @@ type Config struct {
 	API        APISection        `section:"api"`
 	UI         UISection         `section:"ui"`
 	Repository RepositorySection `section:"repository"`
-	Attachment AttachmentSection `section:"attachment"`
-	Security   SecuritySection   `section:"security"`
-	Migrations MigrationsSection `section:"migrations"`
-	Mirror     MirrorSection     `section:"mirror"`
-	Service    ServiceSection    `section:"service"`
-	Admin      AdminSection      `section:"admin"`
-	Debug      DebugSection      `section:"debug"`
+	// RepositoryIssue is [repository.issue].
+	RepositoryIssue RepositoryIssueSection `section:"repository.issue"`
+	Attachment      AttachmentSection      `section:"attachment"`
+	Security        SecuritySection        `section:"security"`
+	Migrations      MigrationsSection      `section:"migrations"`
+	Mirror          MirrorSection          `section:"mirror"`
+	Service         ServiceSection         `section:"service"`
+	Admin           AdminSection           `section:"admin"`
+	Debug           DebugSection           `section:"debug"`
 }
 
 // ServerSection is [server].
@@ -83,6 +85,13 @@ type RepositorySection struct {
 	MirrorInterval       string   `key:"MIRROR_INTERVAL" default:"8h"`
 	MaxCreationLimit     int      `key:"MAX_CREATION_LIMIT" default:"-1"`
 	HTTPTransferDisabled bool     `key:"DISABLE_HTTP_GIT" default:"false"`
+}
+
+// RepositoryIssueSection is [repository.issue].
+type RepositoryIssueSection struct {
+	// MaxPinned is how many issues (and, separately, pull requests) a
+	// repository may pin; 0 turns pinning off.
+	MaxPinned int `key:"MAX_PINNED" default:"3"`
 }
 
 // AttachmentSection is [attachment].

@@ -262,17 +262,32 @@ func (s *Service) SetLocked(ctx context.Context, doer *user.User, is *Issue, loc
 	return err
 }
 
-// SetPinned pins an issue at the end of the repository's pinned list, or unpins it.
-func (s *Service) SetPinned(ctx context.Context, doer *user.User, is *Issue, pinned bool) error {
+// ErrMaxPinReached refuses a pin beyond [repository.issue] MAX_PINNED.
+var ErrMaxPinReached = errs.BadRequest("the max number of pinned issues has been reached")
+
+// PinAllowed reports whether one more issue (isPull false) or pull request
+// of repository repoID may be pinned when maxPinned may be.
+func (s *Service) PinAllowed(ctx context.Context, repoID int64, isPull bool, maxPinned int) (bool, error) {
+	n, err := s.db.Count(ctx, "SELECT COUNT(*) FROM issue WHERE repo_id = ? AND is_pull = ? AND pin_order > 0", repoID, isPull)
+	return n < int64(maxPinned), err
+}
+
+// SetPinned pins an issue at the end of the repository's pinned list (at
+// most maxPinned of them, else ErrMaxPinReached), or unpins it.
+func (s *Service) SetPinned(ctx context.Context, doer *user.User, is *Issue, pinned bool, maxPinned int) error {
 	if (is.PinOrder > 0) == pinned {
 		return nil
 	}
 	return s.db.WithTx(ctx, func(ctx context.Context) error {
 		order := 0
 		if pinned {
-			var max int
-			if err := s.db.QueryRow(ctx, "SELECT COALESCE(MAX(pin_order), 0) FROM issue WHERE repo_id = ? AND is_pull = ?", is.RepoID, is.IsPull).Scan(&max); err != nil {
+			var max, count int
+			if err := s.db.QueryRow(ctx, "SELECT COALESCE(MAX(pin_order), 0), COUNT(*) FROM issue WHERE repo_id = ? AND is_pull = ? AND pin_order > 0",
+				is.RepoID, is.IsPull).Scan(&max, &count); err != nil {
 				return err
+			}
+			if count >= maxPinned {
+				return ErrMaxPinReached
 			}
 			order = max + 1
 		} else if _, err := s.db.Exec(ctx, "UPDATE issue SET pin_order = pin_order - 1 WHERE repo_id = ? AND is_pull = ? AND pin_order > ?", is.RepoID, is.IsPull, is.PinOrder); err != nil {

@@ -370,7 +370,7 @@ func (s *Service) teamMentions(ctx context.Context, doer *user.User, r *repo.Rep
 			rows.Close()
 			return nil, err
 		}
-		if access.TeamReadsUnit(access.Mode(authorize), units, unit) {
+		if access.TeamUnitMode(access.Mode(authorize), units, unit) >= access.ModeRead {
 			teamIDs = append(teamIDs, id)
 		}
 	}

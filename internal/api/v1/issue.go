@@ -694,7 +694,7 @@ func (a *API) pinIssue(pinned bool) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		if err := a.Issues.SetPinned(r.Context(), doer(r), is, pinned); err != nil {
+		if err := a.Issues.SetPinned(r.Context(), doer(r), is, pinned, a.Config.RepositoryIssue.MaxPinned); err != nil {
 			a.fail(w, r, err)
 			return
 		}

@@ -107,6 +107,7 @@ func (a *API) routes() chi.Router {
 				a.repoRoutes(r)
 				a.repoTimeRoutes(r)
 				a.repoTeamRoutes(r)
+				a.repoIssueHelperRoutes(r)
 			})
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatIssue), a.repoAssignment)

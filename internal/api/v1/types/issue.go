@@ -134,6 +134,12 @@ type EditIssueCommentOption struct {
 	Body string `json:"body"`
 }
 
+// NewIssuePinsAllowed is Gitea's NewIssuePinsAllowed.
+type NewIssuePinsAllowed struct {
+	Issues       bool `json:"issues"`
+	PullRequests bool `json:"pull_requests"`
+}
+
 // IssueDeadline is Gitea's IssueDeadline.
 type IssueDeadline struct {
 	Deadline *time.Time `json:"due_date"`

@@ -44,7 +44,7 @@ var foundationWireTypes = []wireType{
 	{Label{}, true, nil}, {Milestone{}, true, nil}, {PullRequestMeta{}, true, nil}, {RepositoryMeta{}, true, nil},
 	{Attachment{}, true, nil}, {Issue{}, true, nil}, {CreateIssueOption{}, false, nil}, {EditIssueOption{}, false, nil},
 	{Comment{}, true, nil}, {CreateIssueCommentOption{}, false, nil}, {EditIssueCommentOption{}, false, nil},
-	{IssueDeadline{}, true, nil}, {EditDeadlineOption{}, false, nil},
+	{IssueDeadline{}, true, nil}, {EditDeadlineOption{}, false, nil}, {NewIssuePinsAllowed{}, true, nil},
 	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
 	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
 	{SearchResults{}, true, nil},
