@@ -134,6 +134,16 @@ func (s *Service) Get(ctx context.Context, owner, name string) (*Repository, err
 	return s.effective(r), nil
 }
 
+// GetWithOwner loads owner/name, with site-wide disabled units removed, and
+// its owner's account, in one query.
+func (s *Service) GetWithOwner(ctx context.Context, owner, name string) (*Repository, *user.User, error) {
+	r, u, err := s.Store.GetWithOwner(ctx, owner, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.effective(r), u, nil
+}
+
 // GetByID loads a repository by id with site-wide disabled units removed.
 func (s *Service) GetByID(ctx context.Context, id int64) (*Repository, error) {
 	r, err := s.Store.GetByID(ctx, id)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/user"
 )
 
 // Columns is the select list Scan reads, for repository alias "r" joined
@@ -64,6 +65,34 @@ func (s *Store) one(ctx context.Context, what, where string, args ...any) (*Repo
 // GetByID loads a repository by id.
 func (s *Store) GetByID(ctx context.Context, id int64) (*Repository, error) {
 	return s.one(ctx, "id: "+strconv.FormatInt(id, 10), "r.id = ?", id)
+}
+
+// scanFunc adapts a function to the row scanner interface.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// ownerColumns is user.Columns for the owner, alias "o".
+var ownerColumns = strings.ReplaceAll(user.Columns, "u.", "o.")
+
+// GetWithOwner loads ownerName/name (case-insensitive) and the account that
+// owns it in one query.
+func (s *Store) GetWithOwner(ctx context.Context, ownerName, name string) (*Repository, *user.User, error) {
+	row := s.db.QueryRow(ctx, "SELECT "+Columns+", "+ownerColumns+From+"WHERE o.lower_name = ? AND r.lower_name = ?",
+		strings.ToLower(ownerName), strings.ToLower(name))
+	var owner *user.User
+	r, err := Scan(scanFunc(func(repoDest ...any) error {
+		u, err := user.Scan(row, repoDest...)
+		owner = u
+		return err
+	}))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, errs.NotFound("repository does not exist [owner: %s, name: %s]", ownerName, name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, owner, nil
 }
 
 // GetByName loads ownerName/name (case-insensitive).

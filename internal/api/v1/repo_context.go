@@ -29,11 +29,7 @@ func currentRepo(r *http.Request) *repoContext {
 // loadRepo loads owner/name and the caller's permission; a repository the
 // caller cannot see answers 404 like one that does not exist.
 func (a *API) loadRepo(ctx context.Context, r *http.Request, ownerName, name string) (*repoContext, error) {
-	rp, err := a.Repos.Get(ctx, ownerName, name)
-	if err != nil {
-		return nil, err
-	}
-	owner, err := a.Users.Store.GetByID(ctx, rp.OwnerID)
+	rp, owner, err := a.Repos.GetWithOwner(ctx, ownerName, name)
 	if err != nil {
 		return nil, err
 	}
