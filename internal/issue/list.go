@@ -302,10 +302,10 @@ const (
 	maxFromText = 5000
 )
 
-// maxTagTerms bounds the repository tokens of a search answered from the
-// full-text index alone; a caller who may read more repositories is
-// searched through the issue table.
-const maxTagTerms = 200
+// maxTagTerms bounds the tag tokens of a search answered from the full-text
+// index alone (two per repository); a caller who may read more repositories
+// is searched through the issue table.
+const maxTagTerms = 400
 
 // textOnlyMatch returns the FTS5 query that answers o from SQLite's
 // full-text index alone — its words, repositories, kind and state are all
@@ -345,28 +345,31 @@ func (o ListOptions) textOnlyMatch() string {
 			pulls = nil
 		}
 	}
+	var state string
+	switch o.State {
+	case "", "open":
+		state = "o"
+	case "closed":
+		state = "c"
+	case "all":
+	default:
+		return "" // an invalid state, reported by the general path
+	}
+	// Tokens name kind, repository and state: "i12" is an issue of
+	// repository 12, "i12o" an open one (see migration 6).
 	var tags []string
 	for _, k := range []struct {
 		prefix string
 		ids    []int64
 	}{{"i", issues}, {"p", pulls}} {
 		for _, id := range k.ids {
-			tags = append(tags, k.prefix+strconv.FormatInt(id, 10))
+			tags = append(tags, k.prefix+strconv.FormatInt(id, 10)+state)
 		}
 	}
 	if len(tags) == 0 || len(tags) > maxTagTerms {
 		return ""
 	}
-	q := ftsQuery(words) + " AND tags : (" + strings.Join(tags, " OR ") + ")"
-	switch o.State {
-	case "", "open":
-		return q + " AND tags : open"
-	case "closed":
-		return q + " AND tags : closed"
-	case "all":
-		return q
-	}
-	return "" // an invalid state, reported by the general path
+	return ftsQuery(words) + " AND tags : (" + strings.Join(tags, " OR ") + ")"
 }
 
 // searchText answers a search from the full-text index alone (see

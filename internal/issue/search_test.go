@@ -49,7 +49,7 @@ func TestSearchFromTextIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := []string{"alpha", "beta", "gamma", "leak", "leaking", "crash"}
 	// Text that looks like the index's tag tokens must not match them.
-	decoys := []string{"open", "closed", fmt.Sprintf("i%d", e.repo.ID), fmt.Sprintf("p%d", other.ID)}
+	decoys := []string{"open", "closed", fmt.Sprintf("i%do", e.repo.ID), fmt.Sprintf("p%d", other.ID)}
 	var fixtures []searchFixture
 	const n = 2600
 	err := e.db.WithTx(e.ctx, func(ctx context.Context) error {
@@ -93,6 +93,7 @@ func TestSearchFromTextIndex(t *testing.T) {
 		{"issues only, two words", ListOptions{UnitRepos: &UnitRepos{Issues: repos, Pulls: repos}, Keyword: "Leak, alpha!", IsPull: &issues}},
 		{"rare word", ListOptions{UnitRepos: &UnitRepos{Issues: repos, Pulls: repos}, Keyword: "zephyr", State: "all"}},
 		{"word of a tag", ListOptions{UnitRepos: &UnitRepos{Issues: repos, Pulls: repos}, Keyword: "open", State: "all"}},
+		{"a tag token as a word", ListOptions{UnitRepos: &UnitRepos{Issues: repos, Pulls: repos}, Keyword: fmt.Sprintf("i%do", e.repo.ID), State: "all"}},
 	}
 	expect := func(o ListOptions) []int64 {
 		var ids []int64
@@ -181,7 +182,7 @@ func TestSearchFromTextIndex(t *testing.T) {
 func TestTextOnlyMatch(t *testing.T) {
 	pull := true
 	got := ListOptions{RepoIDs: []int64{4}, Keyword: "Memory leak"}.textOnlyMatch()
-	if want := `{title content} : ("memory"* AND "leak"*) AND tags : (i4 OR p4) AND tags : open`; got != want {
+	if want := `{title content} : ("memory"* AND "leak"*) AND tags : (i4o OR p4o)`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 	got = ListOptions{UnitRepos: &UnitRepos{Issues: []int64{1}, Pulls: []int64{2, 3}}, Keyword: "leak", State: "all", IsPull: &pull}.textOnlyMatch()

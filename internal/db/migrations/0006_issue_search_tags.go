@@ -7,18 +7,20 @@ import (
 )
 
 // issueSearchTags0006 adds a third column, tags, to SQLite's full-text index:
-// one token naming the issue's repository and kind ("i12" for an issue of
-// repository 12, "p12" for a pull request) and one naming its state ("open"
-// or "closed"). A search restricted to the repositories a caller may read
-// and to a state is then answered by the index alone, count included, instead
-// of checking every match against the issue table. The index reads its
+// a token naming the issue's kind and repository ("i12" for an issue of
+// repository 12, "p12" for a pull request) and one adding its state ("i12o"
+// open, "i12c" closed; the first serves searches in every state). A search
+// restricted to the repositories a caller may read and to a state is then
+// answered by the index alone, count included, instead of checking every
+// match against the issue table. The index reads its
 // content from a view that derives the tags from the issue row. It keeps
 // columns but no positions (detail=column): searches match single words and
 // prefixes, never phrases, and counting goes faster on the smaller index.
 // Prefixes of three to five characters are indexed too, so a search for a
 // short, common word does not first merge every word it begins.
 func issueSearchTags0006() db.Migration {
-	const tags = `(CASE WHEN %[1]s.is_pull THEN 'p' ELSE 'i' END) || %[1]s.repo_id || (CASE WHEN %[1]s.is_closed THEN ' closed' ELSE ' open' END)`
+	const tags = `(CASE WHEN %[1]s.is_pull THEN 'p' ELSE 'i' END) || %[1]s.repo_id || ' ' ||
+		(CASE WHEN %[1]s.is_pull THEN 'p' ELSE 'i' END) || %[1]s.repo_id || (CASE WHEN %[1]s.is_closed THEN 'c' ELSE 'o' END)`
 	row := func(alias string) string {
 		return alias + ".id, " + alias + ".title, COALESCE(" + alias + ".content, ''), " + fmt.Sprintf(tags, alias)
 	}
