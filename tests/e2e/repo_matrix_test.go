@@ -117,7 +117,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"contents", "contents/README.md", "contents/README.md?ref=v1", "raw/README.md", "media/README.md",
 		"archive/main.zip", "archive/v1.tar.gz", "archive/main.bundle", "languages", "git/refs", "git/refs/heads/main",
 		"git/trees/main?recursive=true", "compare/v1...main", "forks", "stargazers", "subscribers", "topics",
-		"collaborators", "keys",
+		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times",
 	}
 	for _, spec := range specs {
 		full := spec.full
@@ -134,6 +134,10 @@ func TestRepoPermissionMatrix(t *testing.T) {
 					want = 401
 				case route == "keys" && lv != "admin":
 					want = 403
+				case (route == "assignees" || route == "teams" || route == "times") && role == "anon":
+					want = 401
+				case route == "teams" && !strings.HasPrefix(full, "acme/") && !strings.HasPrefix(full, "lim/") && !strings.HasPrefix(full, "hid/"):
+					want = 405 // no organization owns it
 				}
 				path := "repos/" + full
 				if route != "" {
