@@ -13,10 +13,14 @@ import (
 )
 
 // repoIssueHelperRoutes registers the repository-scoped helpers of the issue
-// tracker: who can be assigned, and whether another pin is allowed.
+// tracker: who can be assigned, whether another pin is allowed, and the
+// issue templates and configuration of the default branch.
 func (a *API) repoIssueHelperRoutes(r chi.Router) {
 	r.With(a.signedIn).Get("/assignees", a.listAssignees)
 	r.Get("/new_pin_allowed", a.newPinAllowed)
+	r.Get("/issue_templates", a.listIssueTemplates)
+	r.Get("/issue_config", a.getIssueConfig)
+	r.Get("/issue_config/validate", a.validateIssueConfig)
 }
 
 // listAssignees serves GET /repos/{owner}/{repo}/assignees: the active

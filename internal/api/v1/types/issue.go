@@ -134,6 +134,47 @@ type EditIssueCommentOption struct {
 	Body string `json:"body"`
 }
 
+// IssueTemplate is Gitea's IssueTemplate.
+type IssueTemplate struct {
+	Name      string            `json:"name"`
+	Title     string            `json:"title"`
+	About     string            `json:"about"`
+	Labels    []string          `json:"labels"`
+	Assignees []string          `json:"assignees"`
+	Ref       string            `json:"ref"`
+	Content   string            `json:"content"`
+	Fields    []*IssueFormField `json:"body"`
+	FileName  string            `json:"file_name"`
+}
+
+// IssueFormField is Gitea's IssueFormField.
+type IssueFormField struct {
+	Type        string         `json:"type"`
+	ID          string         `json:"id"`
+	Attributes  map[string]any `json:"attributes"`
+	Validations map[string]any `json:"validations"`
+	Visible     []string       `json:"visible,omitempty"`
+}
+
+// IssueConfig is Gitea's IssueConfig.
+type IssueConfig struct {
+	BlankIssuesEnabled bool                      `json:"blank_issues_enabled"`
+	ContactLinks       []*IssueConfigContactLink `json:"contact_links"`
+}
+
+// IssueConfigContactLink is Gitea's IssueConfigContactLink.
+type IssueConfigContactLink struct {
+	Name  string `json:"name"`
+	URL   string `json:"url"`
+	About string `json:"about"`
+}
+
+// IssueConfigValidation is Gitea's IssueConfigValidation.
+type IssueConfigValidation struct {
+	Valid   bool   `json:"valid"`
+	Message string `json:"message"`
+}
+
 // NewIssuePinsAllowed is Gitea's NewIssuePinsAllowed.
 type NewIssuePinsAllowed struct {
 	Issues       bool `json:"issues"`

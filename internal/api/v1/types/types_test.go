@@ -45,6 +45,8 @@ var foundationWireTypes = []wireType{
 	{Attachment{}, true, nil}, {Issue{}, true, nil}, {CreateIssueOption{}, false, nil}, {EditIssueOption{}, false, nil},
 	{Comment{}, true, nil}, {CreateIssueCommentOption{}, false, nil}, {EditIssueCommentOption{}, false, nil},
 	{IssueDeadline{}, true, nil}, {EditDeadlineOption{}, false, nil}, {NewIssuePinsAllowed{}, true, nil},
+	{IssueTemplate{}, true, nil}, {IssueFormField{}, true, nil}, {IssueConfig{}, true, nil}, {IssueConfigContactLink{}, true, nil},
+	{IssueConfigValidation{}, true, nil},
 	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
 	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
 	{SearchResults{}, true, nil},
