@@ -117,7 +117,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"contents", "contents/README.md", "contents/README.md?ref=v1", "raw/README.md", "media/README.md",
 		"archive/main.zip", "archive/v1.tar.gz", "archive/main.bundle", "languages", "git/refs", "git/refs/heads/main",
 		"git/trees/main?recursive=true", "compare/v1...main", "forks", "stargazers", "subscribers", "topics",
-		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config",
+		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main",
 	}
 	for _, spec := range specs {
 		full := spec.full
@@ -136,6 +136,8 @@ func TestRepoPermissionMatrix(t *testing.T) {
 					want = 403
 				case (route == "assignees" || route == "teams" || route == "times") && role == "anon":
 					want = 401
+				case route == "git/notes/main":
+					want = 404 // no notes; the same answer whoever asks
 				case route == "teams" && !strings.HasPrefix(full, "acme/") && !strings.HasPrefix(full, "lim/") && !strings.HasPrefix(full, "hid/"):
 					want = 405 // no organization owns it
 				}

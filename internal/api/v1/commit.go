@@ -306,6 +306,46 @@ func (a *API) listCommits(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, list)
 }
 
+// getNote serves GET /git/notes/{sha}: the git note of a commit (under
+// refs/notes/commits) with the commit of the notes history that last changed
+// it, as Gitea answers; 404 when the commit has no note.
+func (a *API) getNote(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	sha := pathParam(r, "sha")
+	if !validRevision(sha) {
+		a.fail(w, r, errs.Invalid("no valid ref or sha: %s", sha))
+		return
+	}
+	ctx := r.Context()
+	gitDir := a.Repos.Path(rc.Repo)
+	id, err := a.Repos.Git.ResolveCommit(ctx, gitDir, sha)
+	if err != nil {
+		a.fail(w, r, commitNotFound(err, sha))
+		return
+	}
+	message, changed, err := a.Repos.Git.Note(ctx, gitDir, id)
+	if errors.Is(err, git.ErrNotFound) {
+		err = errs.NotFound("commit %s has no note", sha)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	commits, err := a.Repos.Git.ReadCommits(ctx, gitDir, []string{changed})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	opts := commitOptionsOf(r)
+	opts.Stat = true
+	list, err := a.toCommits(ctx, r, rc, commits, opts)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, types.Note{Message: string(message), Commit: list[0]})
+}
+
 // getGitCommit serves GET /git/commits/{sha} (one commit) and
 // GET /git/commits/{sha}.diff|.patch (its raw diff or patch).
 func (a *API) getGitCommit(w http.ResponseWriter, r *http.Request) {

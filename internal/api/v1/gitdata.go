@@ -55,6 +55,7 @@ func (a *API) gitRoutes(r chi.Router) {
 	r.With(read).Get("/git/trees/{sha}", a.getTree)
 	r.With(read).Get("/git/blobs/{sha}", a.getBlob)
 	r.With(read).Get("/git/tags/{sha}", a.getAnnotatedTag)
+	r.With(read).Get("/git/notes/{sha}", a.getNote)
 
 	r.With(read).Get("/compare/{basehead}", a.compare)
 	r.With(read).Get("/compare/{basehead}/*", a.compare)

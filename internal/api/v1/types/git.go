@@ -192,3 +192,10 @@ type GitBlobResponse struct {
 	SHA      string `json:"sha"`
 	Size     int64  `json:"size"`
 }
+
+// Note is Gitea's Note: a commit's git note and the commit of the notes
+// history that last changed it.
+type Note struct {
+	Message string  `json:"message"`
+	Commit  *Commit `json:"commit"`
+}
