@@ -18,6 +18,59 @@ import (
 func (a *API) forkRoutes(r chi.Router) {
 	r.Get("/forks", a.listForks)
 	r.With(a.signedIn, a.reqUnitRead(repo.UnitCode)).Post("/forks", a.createFork)
+	r.With(a.reqUnitWrite(repo.UnitCode)).Post("/merge-upstream", a.mergeUpstream)
+}
+
+// mergeUpstream serves POST /repos/{owner}/{repo}/merge-upstream: a writer of
+// a fork brings one of its branches (the default branch when none is named)
+// up to date with the repository it was forked from, which the caller must
+// be able to read.
+func (a *API) mergeUpstream(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	var in types.MergeUpstreamRequest
+	if r.ContentLength != 0 {
+		if err := decode(r, &in); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	if !rc.Repo.IsFork || rc.Repo.ForkID == 0 {
+		a.fail(w, r, errs.BadRequest("the repository is not a fork"))
+		return
+	}
+	ctx := r.Context()
+	parent, err := a.Repos.GetByID(ctx, rc.Repo.ForkID)
+	if errs.IsNotFound(err) {
+		err = errs.NotFound("the repository this one was forked from no longer exists")
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	owner, err := a.Users.Store.GetByID(ctx, parent.OwnerID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	perm, err := a.Access.RepoPermission(ctx, doer(r), parent, owner)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if !parent.HasUnit(repo.UnitCode) || !perm.CanRead(repo.UnitCode) {
+		a.fail(w, r, errs.NotFound("the repository this one was forked from no longer exists"))
+		return
+	}
+	branch := strings.TrimSpace(in.Branch)
+	if branch == "" {
+		branch = rc.Repo.DefaultBranch
+	}
+	style, err := a.Repos.MergeUpstream(ctx, doer(r), rc.Repo, parent, branch)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, types.MergeUpstreamResponse{MergeStyle: style})
 }
 
 // templateAssignment loads {template_owner}/{template_repo} as the current

@@ -112,3 +112,13 @@ type InvalidTopicsError struct {
 	Message       string `json:"message"`
 	InvalidTopics any    `json:"invalidTopics"`
 }
+
+// MergeUpstreamRequest is Gitea's MergeUpstreamRequest.
+type MergeUpstreamRequest struct {
+	Branch string `json:"branch"`
+}
+
+// MergeUpstreamResponse is Gitea's MergeUpstreamResponse.
+type MergeUpstreamResponse struct {
+	MergeStyle string `json:"merge_type"`
+}
