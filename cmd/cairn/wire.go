@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/githttp"
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
@@ -113,7 +114,7 @@ func (a *app) close() { a.db.Close() }
 func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Issues: a.issues, Version: version,
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL), Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/templates"
@@ -35,6 +36,7 @@ type Deps struct {
 	Repos     *repo.Service
 	Issues    *issue.Service
 	Templates *templates.Set
+	Markup    *markup.Renderer
 	Version   string // Cairn's own version, e.g. 0.1.0
 }
 

@@ -26,6 +26,9 @@ func (a *API) routes() chi.Router {
 		r.Get("/settings/repository", a.getRepoSettings)
 		r.Get("/settings/attachment", a.getAttachmentSettings)
 		newTemplateHandlers(a.Templates, a.rootURL, a.fail).routes(r)
+		r.Post("/markdown", a.renderMarkdown)
+		r.Post("/markdown/raw", a.renderMarkdownRaw)
+		r.Post("/markup", a.renderMarkup)
 
 		// The signed-in user.
 		r.Route("/user", func(r chi.Router) {

@@ -44,3 +44,20 @@ type GeneralAttachmentSettings struct {
 	MaxSize      int64  `json:"max_size"`
 	MaxFiles     int    `json:"max_files"`
 }
+
+// MarkdownOption is Gitea's MarkdownOption (its keys are capitalized).
+type MarkdownOption struct {
+	Text    string `json:"Text"`
+	Mode    string `json:"Mode"`
+	Context string `json:"Context"`
+	Wiki    bool   `json:"Wiki"`
+}
+
+// MarkupOption is Gitea's MarkupOption.
+type MarkupOption struct {
+	Text     string `json:"Text"`
+	Mode     string `json:"Mode"`
+	Context  string `json:"Context"`
+	FilePath string `json:"FilePath"`
+	Wiki     bool   `json:"Wiki"`
+}
