@@ -70,6 +70,10 @@ type CommitFilesOptions struct {
 	// Committer defaults to Author. Zero times mean now.
 	Committer *Signature
 	Changes   []FileChange
+	// Patch, when set, is a diff applied to the parent's tree (as git apply
+	// --cached does) instead of Changes. ErrPatchDoesNotApply when it does
+	// not apply cleanly.
+	Patch []byte
 	// BeforeUpdate, when set, is called once the new commit is written and
 	// just before the branch moves to it, with the branch's expected old
 	// value ("" when the branch is created) and the new commit. An error
@@ -119,9 +123,14 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 	if opts.ExpectedSHA != "" && !IsSHA(opts.ExpectedSHA) {
 		return "", fmt.Errorf("%w: expected SHA %q", ErrInvalidArgument, opts.ExpectedSHA)
 	}
-	changes, err := cleanChanges(opts.Changes)
-	if err != nil {
-		return "", err
+	var changes []FileChange
+	var err error
+	if opts.Patch == nil {
+		if changes, err = cleanChanges(opts.Changes); err != nil {
+			return "", err
+		}
+	} else if len(bytes.TrimSpace(opts.Patch)) == 0 {
+		return "", fmt.Errorf("%w: empty patch", ErrInvalidArgument)
 	}
 	ref := BranchPrefix + opts.Branch
 
@@ -166,6 +175,18 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 		if err := idx("read-tree").EndOfOptions().Values(parent).Run(ctx); err != nil {
 			return "", err
 		}
+	}
+
+	if opts.Patch != nil {
+		err := idx("apply", "--cached", "--recount", "--binary", "--whitespace=nowarn").Stdin(bytes.NewReader(opts.Patch)).Run(ctx)
+		if err != nil {
+			var ge *Error
+			if errors.As(err, &ge) && ge.ExitCode > 0 {
+				return "", fmt.Errorf("%w: %s", ErrPatchDoesNotApply, firstLine(ge.Stderr))
+			}
+			return "", err
+		}
+		return g.commitIndex(ctx, repoPath, idx, parent, ref, opts, author, committer)
 	}
 
 	// Current state of every touched path.
@@ -263,6 +284,26 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 		return "", err
 	}
 
+	return g.commitIndex(ctx, repoPath, idx, parent, ref, opts, author, committer)
+}
+
+// ErrPatchDoesNotApply is returned when a patch does not apply to the tree.
+var ErrPatchDoesNotApply = errors.New("git: patch does not apply")
+
+// firstLine is the first non-empty line of s.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// commitIndex writes the temporary index as a commit on top of parent and
+// moves ref to it (see CommitFiles).
+func (g *Git) commitIndex(ctx context.Context, repoPath string, idx func(sub Arg, args ...Arg) *Cmd, parent, ref string,
+	opts CommitFilesOptions, author, committer Signature) (string, error) {
 	treeOut, err := idx("write-tree").Output(ctx)
 	if err != nil {
 		return "", err

@@ -380,6 +380,9 @@ type ChangeFilesOptions struct {
 	// Signoff adds a Signed-off-by trailer for the committer.
 	Signoff bool
 	Files   []FileOperation
+	// Patch, when set, replaces Files: a unified diff (as git diff or git
+	// format-patch write it) applied to the branch.
+	Patch []byte
 }
 
 // ChangeFilesResult is the outcome of ChangeFiles.
@@ -406,9 +409,15 @@ const maxCommitAttempts = 3
 // expecting the same file SHA exactly one succeeds. The push is recorded
 // (AfterPush) like any other.
 func (s *Service) ChangeFiles(ctx context.Context, r *Repository, doer *user.User, opts ChangeFilesOptions) (*ChangeFilesResult, error) {
-	ops, paths, err := cleanFileOperations(opts.Files)
-	if err != nil {
-		return nil, err
+	var ops []FileOperation
+	var paths []string
+	var err error
+	if opts.Patch == nil {
+		if ops, paths, err = cleanFileOperations(opts.Files); err != nil {
+			return nil, err
+		}
+	} else if len(strings.TrimSpace(string(opts.Patch))) == 0 {
+		return nil, errs.InvalidField("content", "[Content]: the patch is empty")
 	}
 	branch := opts.Branch
 	if branch == "" {
@@ -429,7 +438,11 @@ func (s *Service) ChangeFiles(ctx context.Context, r *Repository, doer *user.Use
 		return nil, err
 	}
 	message := strings.TrimSpace(opts.Message)
-	if message == "" {
+	switch {
+	case message != "":
+	case opts.Patch != nil:
+		message = "Apply patch"
+	default:
 		message = defaultFilesMessage(ops)
 	}
 	if opts.Signoff {
@@ -451,12 +464,14 @@ func (s *Service) ChangeFiles(ctx context.Context, r *Repository, doer *user.Use
 				return nil, err
 			}
 		}
-		changes, err := s.fileChanges(ctx, path, tip, ops)
-		if err != nil {
-			return nil, err
+		var changes []git.FileChange
+		if opts.Patch == nil {
+			if changes, err = s.fileChanges(ctx, path, tip, ops); err != nil {
+				return nil, err
+			}
 		}
 		co := git.CommitFilesOptions{
-			Branch: newBranch, Message: message, Author: author, Committer: &committer, Changes: changes,
+			Branch: newBranch, Message: message, Author: author, Committer: &committer, Changes: changes, Patch: opts.Patch,
 			BeforeUpdate: func(ctx context.Context, oldSHA, newSHA string) error {
 				return s.checkFilesPush(ctx, r, doer, git.BranchPrefix+newBranch, oldSHA, newSHA)
 			},
@@ -719,6 +734,8 @@ func filesGitError(err error, branch string) error {
 		return errs.Invalid("%s", msg)
 	case errors.Is(err, git.ErrConflict):
 		return errs.Invalid("a file or directory is in the way: %s", msg)
+	case errors.Is(err, git.ErrPatchDoesNotApply):
+		return errs.InvalidField("content", "the patch does not apply: %s", strings.TrimPrefix(msg, "git: patch does not apply: "))
 	}
 	return err
 }

@@ -37,6 +37,7 @@ func (a *API) contentsRoutes(r chi.Router) {
 	r.With(read).Get("/contents", a.getContents)
 	r.With(read).Get("/contents/", a.getContents) // how the Go SDK lists the root
 	r.With(write).Post("/contents", a.changeFiles)
+	r.With(write).Post("/diffpatch", a.applyDiffPatch)
 	for _, p := range []string{"/contents/{filepath}", "/contents/{filepath}/*"} {
 		r.With(read).Get(p, a.getContents)
 		r.With(write).Post(p, a.createFile)
@@ -459,6 +460,33 @@ func (a *API) writeFileChange(w http.ResponseWriter, r *http.Request, status int
 		Content:      a.writtenContents(rc, res, 0, opts.Files[0].Content),
 		Commit:       a.fileCommitResponse(rc, res.Commit),
 		Verification: contentsVerification(),
+	})
+}
+
+// applyDiffPatch serves POST /diffpatch: content is a unified diff (plain
+// text, as git diff writes it) applied to the branch as one commit; 201
+// with the commit, as Gitea answers.
+func (a *API) applyDiffPatch(w http.ResponseWriter, r *http.Request) {
+	var o types.UpdateFileOptions
+	if err := decode(r, &o); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if err := required("content", o.Content); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	common := fileChangeCommon{o.Author, o.Committer, o.Branch, o.NewBranch, o.Message, o.Dates, o.Signoff}
+	opts := common.options(nil)
+	opts.Patch = []byte(o.Content)
+	rc := currentRepo(r)
+	res, err := a.Repos.ChangeFiles(r.Context(), rc.Repo, doer(r), opts)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, types.FileResponse{
+		Content: nil, Commit: a.fileCommitResponse(rc, res.Commit), Verification: contentsVerification(),
 	})
 }
 
