@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/editorconfig/editorconfig-core-go/v2"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
@@ -38,6 +39,9 @@ func (a *API) contentsRoutes(r chi.Router) {
 	r.With(read).Get("/contents/", a.getContents) // how the Go SDK lists the root
 	r.With(write).Post("/contents", a.changeFiles)
 	r.With(write).Post("/diffpatch", a.applyDiffPatch)
+	for _, p := range []string{"/editorconfig/{filepath}", "/editorconfig/{filepath}/*"} {
+		r.With(read).Get(p, a.getEditorConfig)
+	}
 	for _, p := range []string{"/contents/{filepath}", "/contents/{filepath}/*"} {
 		r.With(read).Get(p, a.getContents)
 		r.With(write).Post(p, a.createFile)
@@ -461,6 +465,62 @@ func (a *API) writeFileChange(w http.ResponseWriter, r *http.Request, status int
 		Commit:       a.fileCommitResponse(rc, res.Commit),
 		Verification: contentsVerification(),
 	})
+}
+
+// maxEditorConfig bounds the .editorconfig file read.
+const maxEditorConfig = 1 << 20
+
+// getEditorConfig serves GET /editorconfig/{filepath}: the EditorConfig
+// properties that the root .editorconfig of ?ref= (default branch) gives the
+// file; 404 when there is no .editorconfig or nothing applies.
+func (a *API) getEditorConfig(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	if rc.Repo.IsEmpty {
+		a.fail(w, r, errs.NotFound("the repository has no .editorconfig"))
+		return
+	}
+	ctx := r.Context()
+	ref, err := a.Repos.ResolveFileRef(ctx, rc.Repo, strings.TrimSpace(r.URL.Query().Get("ref")))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	name, err := repo.CleanFilePath(contentsPath(r))
+	if err != nil || name == "" {
+		a.notFound(w, r)
+		return
+	}
+	gitDir := a.Repos.Path(rc.Repo)
+	entry, err := a.Repos.Git.GetTreeEntry(ctx, gitDir, ref.Commit, ".editorconfig")
+	if errors.Is(err, git.ErrNotFound) || (err == nil && entry.Type != git.TypeBlob) {
+		a.fail(w, r, errs.NotFound("the repository has no .editorconfig"))
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if entry.Size > maxEditorConfig {
+		a.fail(w, r, errs.Invalid(".editorconfig is larger than %d bytes", maxEditorConfig))
+		return
+	}
+	blob, _, err := a.Repos.Git.ReadBlob(ctx, gitDir, entry.SHA)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	ec, err := editorconfig.Parse(io.LimitReader(blob, maxEditorConfig))
+	blob.Close()
+	if err != nil {
+		a.fail(w, r, errs.Invalid("the .editorconfig cannot be read: %v", err))
+		return
+	}
+	def, err := ec.GetDefinitionForFilename(name)
+	if err != nil || def == nil {
+		a.fail(w, r, errs.NotFound("no EditorConfig definition for %s", name))
+		return
+	}
+	writeJSON(w, http.StatusOK, def)
 }
 
 // applyDiffPatch serves POST /diffpatch: content is a unified diff (plain
