@@ -105,6 +105,15 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
+	// Uploaded avatars leave with their account or repository.
+	avatars := avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
+	a.users.AddDeleteHook(avatarCleanup{avatars})
+	a.repos.AddDeleteHook(func(ctx context.Context, r *repo.Repository) error {
+		if r.Avatar != "" {
+			db.AfterCommit(ctx, func() { _ = avatars.Remove(r.Avatar) })
+		}
+		return nil
+	})
 	return a, nil
 }
 
@@ -114,7 +123,8 @@ func (a *app) close() { a.db.Close() }
 func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL), Version: version,
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL),
+		Avatars: avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}, Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -125,6 +135,7 @@ func (a *app) handler() http.Handler {
 	mux.Handle("/api/internal/hook/", a.hooks)
 	mux.HandleFunc("GET /swagger.v1.json", api.ServeSwagger)
 	mux.HandleFunc("GET /avatars/{name}", avatar.Handler)
+	mux.HandleFunc("GET /avatars/custom/{name}", avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}.Handler)
 	mux.HandleFunc("GET /attachments/{uuid}", api.ServeAttachment)
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
@@ -155,4 +166,16 @@ func (a *app) sshServer() (*sshd.Server, error) {
 		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
 		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone,
 	})
+}
+
+// avatarCleanup is the user delete hook that removes an uploaded avatar.
+type avatarCleanup struct{ files avatar.Files }
+
+func (c avatarCleanup) CheckDelete(context.Context, *user.User) error { return nil }
+
+func (c avatarCleanup) Purge(ctx context.Context, u *user.User) error {
+	if u.Avatar != "" {
+		db.AfterCommit(ctx, func() { _ = c.files.Remove(u.Avatar) })
+	}
+	return nil
 }

@@ -38,6 +38,7 @@ type Config struct {
 	// RepositoryIssue is [repository.issue].
 	RepositoryIssue RepositoryIssueSection `section:"repository.issue"`
 	Attachment      AttachmentSection      `section:"attachment"`
+	Picture         PictureSection         `section:"picture"`
 	Security        SecuritySection        `section:"security"`
 	Migrations      MigrationsSection      `section:"migrations"`
 	Mirror          MirrorSection          `section:"mirror"`
@@ -92,6 +93,13 @@ type RepositoryIssueSection struct {
 	// MaxPinned is how many issues (and, separately, pull requests) a
 	// repository may pin; 0 turns pinning off.
 	MaxPinned int `key:"MAX_PINNED" default:"3"`
+}
+
+// PictureSection is [picture]: limits of uploaded avatars.
+type PictureSection struct {
+	AvatarMaxWidth    int   `key:"AVATAR_MAX_WIDTH" default:"4096"`
+	AvatarMaxHeight   int   `key:"AVATAR_MAX_HEIGHT" default:"4096"`
+	AvatarMaxFileSize int64 `key:"AVATAR_MAX_FILE_SIZE" default:"1048576"`
 }
 
 // AttachmentSection is [attachment].

@@ -99,6 +99,8 @@ type Repository struct {
 	Created             time.Time
 	Updated             time.Time
 	Archived            time.Time
+	// Avatar is the file name of an uploaded avatar, "" for none.
+	Avatar string
 }
 
 // Status values.

@@ -19,7 +19,7 @@ const Columns = `r.id, r.owner_id, o.name, r.name, r.lower_name, COALESCE(r.desc
 	r.default_branch, r.object_format, r.is_private, r.is_empty, r.is_archived, r.is_mirror, r.is_fork, r.fork_id,
 	r.is_template, r.template_id, r.size, COALESCE(r.units, ''), COALESCE(r.settings, ''), r.num_watches, r.num_stars,
 	r.num_forks, r.num_issues, r.num_closed_issues, r.num_pulls, r.num_closed_pulls, r.num_milestones,
-	r.num_closed_milestones, r.num_releases, r.status, r.created_unix, r.updated_unix, r.archived_unix`
+	r.num_closed_milestones, r.num_releases, r.status, r.created_unix, r.updated_unix, r.archived_unix, r.avatar`
 
 // From is the FROM clause matching Columns.
 const From = " FROM repository r JOIN users o ON o.id = r.owner_id "
@@ -35,7 +35,7 @@ func Scan(row scanner) (*Repository, error) {
 		&r.DefaultBranch, &r.ObjectFormat, &r.IsPrivate, &r.IsEmpty, &r.IsArchived, &r.IsMirror, &r.IsFork, &r.ForkID,
 		&r.IsTemplate, &r.TemplateID, &r.Size, &units, &settings, &r.NumWatches, &r.NumStars,
 		&r.NumForks, &r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls, &r.NumMilestones,
-		&r.NumClosedMilestones, &r.NumReleases, &r.Status, &created, &updated, &archived)
+		&r.NumClosedMilestones, &r.NumReleases, &r.Status, &created, &updated, &archived, &r.Avatar)
 	if err != nil {
 		return nil, err
 	}
@@ -184,5 +184,11 @@ func (s *Store) AddToCounter(ctx context.Context, id int64, column string, delta
 		return errors.New("repo: unknown counter " + column)
 	}
 	_, err := s.db.Exec(ctx, "UPDATE repository SET "+column+" = "+column+" + ? WHERE id = ?", delta, id)
+	return err
+}
+
+// SetAvatar records the uploaded avatar file of repository id ("" for none).
+func (s *Store) SetAvatar(ctx context.Context, id int64, name string) error {
+	_, err := s.db.Exec(ctx, "UPDATE repository SET avatar = ? WHERE id = ?", name, id)
 	return err
 }

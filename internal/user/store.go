@@ -17,7 +17,7 @@ const Columns = `u.id, u.type, u.name, u.lower_name, u.full_name, u.email, u.kee
 	u.is_admin, u.is_restricted, u.is_active, u.prohibit_login, u.visibility, u.location, u.website,
 	COALESCE(u.description, ''), u.language, u.theme, u.diff_view_style, u.hide_activity, u.allow_git_hook,
 	u.allow_import_local, u.allow_create_organization, u.max_repo_creation, u.repo_admin_change_team_access,
-	u.num_followers, u.num_following, u.num_stars, u.num_repos, u.created_unix, u.updated_unix, u.last_login_unix`
+	u.num_followers, u.num_following, u.num_stars, u.num_repos, u.created_unix, u.updated_unix, u.last_login_unix, u.avatar`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -30,7 +30,7 @@ func Scan(row scanner, extra ...any) (*User, error) {
 		&u.IsAdmin, &u.IsRestricted, &u.IsActive, &u.ProhibitLogin, &u.Visibility, &u.Location, &u.Website,
 		&u.Description, &u.Language, &u.Theme, &u.DiffViewStyle, &u.HideActivity, &u.AllowGitHook,
 		&u.AllowImportLocal, &u.AllowCreateOrganization, &u.MaxRepoCreation, &u.RepoAdminChangeTeamAccess,
-		&u.NumFollowers, &u.NumFollowing, &u.NumStars, &u.NumRepos, &created, &updated, &lastLogin)
+		&u.NumFollowers, &u.NumFollowing, &u.NumStars, &u.NumRepos, &created, &updated, &lastLogin, &u.Avatar)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -183,5 +183,11 @@ func (s *Store) AddToCounter(ctx context.Context, id int64, column string, delta
 // TouchLastLogin records a successful interactive sign-in.
 func (s *Store) TouchLastLogin(ctx context.Context, id int64) error {
 	_, err := s.db.Exec(ctx, "UPDATE users SET last_login_unix = ? WHERE id = ?", db.Now(), id)
+	return err
+}
+
+// SetAvatar records the uploaded avatar file of account id ("" for the default).
+func (s *Store) SetAvatar(ctx context.Context, id int64, name string) error {
+	_, err := s.db.Exec(ctx, "UPDATE users SET avatar = ? WHERE id = ?", name, id)
 	return err
 }

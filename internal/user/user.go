@@ -93,6 +93,8 @@ type User struct {
 	Created                   time.Time
 	Updated                   time.Time
 	LastLogin                 time.Time
+	// Avatar is the file name of an uploaded avatar, "" for the default one.
+	Avatar string
 }
 
 // IsOrganization reports whether u is an organization.

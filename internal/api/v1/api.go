@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/issue"
@@ -37,6 +38,7 @@ type Deps struct {
 	Issues    *issue.Service
 	Templates *templates.Set
 	Markup    *markup.Renderer
+	Avatars   avatar.Files
 	Version   string // Cairn's own version, e.g. 0.1.0
 }
 

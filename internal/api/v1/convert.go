@@ -22,6 +22,9 @@ func viewer(r *http.Request) *user.User {
 }
 
 func (a *API) avatarURL(u *user.User) string {
+	if u.Avatar != "" {
+		return a.rootURL + "avatars/custom/" + u.Avatar
+	}
 	return a.rootURL + "avatars/" + url.PathEscape(u.LowerName)
 }
 

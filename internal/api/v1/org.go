@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -50,6 +51,8 @@ func (a *API) orgRoutes(r chi.Router) {
 			r.Post("/orgs", a.createOrg)
 			r.Patch("/orgs/{org}", a.editOrg)
 			r.Delete("/orgs/{org}", a.deleteOrg)
+			r.Post("/orgs/{org}/avatar", a.setOrgAvatar(true))
+			r.Delete("/orgs/{org}/avatar", a.setOrgAvatar(false))
 			r.Get("/orgs/{org}/members", a.listMembers)
 			r.Get("/orgs/{org}/members/{username}", a.checkMember)
 			r.Delete("/orgs/{org}/members/{username}", a.removeMember)
@@ -363,6 +366,9 @@ func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) {
 	if err := a.Orgs.Delete(r.Context(), o); err != nil {
 		a.fail(w, r, err)
 		return
+	}
+	if err := a.Avatars.Remove(o.Avatar); err != nil {
+		slog.Warn("avatar: could not remove the file of a deleted organization", "org", o.Name, "err", err)
 	}
 	empty(w, http.StatusNoContent)
 }

@@ -128,7 +128,7 @@ func (a *API) toRepo(r *repo.Repository, ex *repoExtras, d *user.User, withParen
 		AllowRebaseMerge: s.AllowRebaseExplicit, AllowSquash: s.AllowSquashMerge, AllowFastForwardOnly: s.AllowFastForwardOnly,
 		AllowRebaseUpdate: s.AllowRebaseUpdate, DefaultDeleteBranchAfterMerge: s.DefaultDeleteBranchAfterMerge,
 		DefaultMergeStyle: s.DefaultMergeStyle, DefaultAllowMaintainerEdit: s.DefaultAllowMaintainerEdit,
-		AvatarURL: "", Internal: !r.IsPrivate && owner.Visibility == user.VisibilityLimited,
+		AvatarURL: a.repoAvatarURL(r), Internal: !r.IsPrivate && owner.Visibility == user.VisibilityLimited,
 		ObjectFormatName: r.ObjectFormat, Topics: ex.topics[r.ID], Licenses: []string{},
 	}
 	if out.Topics == nil {

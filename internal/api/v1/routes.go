@@ -35,6 +35,8 @@ func (a *API) routes() chi.Router {
 			r.Use(a.scope(auth.CatUser), a.signedIn)
 			r.Get("/", a.getAuthenticatedUser)
 			r.Get("/settings", a.getUserSettings)
+			r.Post("/avatar", a.setUserAvatar(true))
+			r.Delete("/avatar", a.setUserAvatar(false))
 			r.Patch("/settings", a.updateUserSettings)
 			r.Get("/emails", a.listEmails)
 			r.Post("/emails", a.addEmails)
@@ -111,6 +113,8 @@ func (a *API) routes() chi.Router {
 				a.repoTimeRoutes(r)
 				a.repoTeamRoutes(r)
 				a.repoIssueHelperRoutes(r)
+				r.With(a.signedIn).Post("/avatar", a.setRepoAvatar(true))
+				r.With(a.signedIn).Delete("/avatar", a.setRepoAvatar(false))
 			})
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatIssue), a.repoAssignment)

@@ -13,5 +13,6 @@ func All() []db.Migration {
 		issueListIndexes0004(),
 		issueSearch0005(),
 		issueSearchTags0006(),
+		avatars0007(),
 	}
 }

@@ -47,7 +47,7 @@ var foundationWireTypes = []wireType{
 	{IssueDeadline{}, true, nil}, {EditDeadlineOption{}, false, nil}, {NewIssuePinsAllowed{}, true, nil},
 	{IssueTemplate{}, true, nil}, {IssueFormField{}, true, nil}, {IssueConfig{}, true, nil}, {IssueConfigContactLink{}, true, nil},
 	{IssueConfigValidation{}, true, nil}, {Note{}, true, nil}, {MergeUpstreamRequest{}, false, nil}, {MergeUpstreamResponse{}, true, nil},
-	{MarkdownOption{}, false, nil}, {MarkupOption{}, false, nil},
+	{MarkdownOption{}, false, nil}, {MarkupOption{}, false, nil}, {UpdateUserAvatarOption{}, false, nil}, {UpdateRepoAvatarOption{}, false, nil},
 	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
 	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
 	{SearchResults{}, true, nil},

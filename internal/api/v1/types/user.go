@@ -158,3 +158,13 @@ type CreateAccessTokenOption struct {
 	Name   string   `json:"name"`
 	Scopes []string `json:"scopes"`
 }
+
+// UpdateUserAvatarOption is Gitea's UpdateUserAvatarOption.
+type UpdateUserAvatarOption struct {
+	Image string `json:"image"`
+}
+
+// UpdateRepoAvatarOption is Gitea's UpdateRepoAvatarOption.
+type UpdateRepoAvatarOption struct {
+	Image string `json:"image"`
+}

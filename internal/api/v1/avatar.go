@@ -1,0 +1,145 @@
+package v1
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/avatar"
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/repo"
+)
+
+// repoAvatarURL is the address of a repository's uploaded avatar, "" without one.
+func (a *API) repoAvatarURL(r *repo.Repository) string {
+	if r.Avatar == "" {
+		return ""
+	}
+	return a.rootURL + "avatars/custom/" + r.Avatar
+}
+
+// uploadedAvatar decodes and prepares the image of an avatar upload body.
+func (a *API) uploadedAvatar(r *http.Request) ([]byte, error) {
+	var in types.UpdateUserAvatarOption
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Image) == "" {
+		return nil, errs.InvalidField("image", "[Image]: Required")
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(in.Image))
+	if err != nil {
+		return nil, errs.BadRequest("the image is not valid base64: %v", err)
+	}
+	pic := a.Config.Picture
+	png, err := avatar.Prepare(data, avatar.Limits{MaxWidth: pic.AvatarMaxWidth, MaxHeight: pic.AvatarMaxHeight, MaxFileSize: pic.AvatarMaxFileSize})
+	if errors.Is(err, avatar.ErrInvalidImage) {
+		return nil, errs.InvalidField("image", "%s", err.Error())
+	}
+	return png, err
+}
+
+// replaceAvatar stores png (nil: back to the default) as the avatar of owner
+// (e.g. "user:3"), records it with set and removes the previous file.
+func (a *API) replaceAvatar(ctx context.Context, owner, previous string, png []byte, set func(name string) error) error {
+	name := ""
+	if png != nil {
+		var err error
+		if name, err = a.Avatars.Save(owner, png); err != nil {
+			return err
+		}
+	}
+	if err := set(name); err != nil {
+		if name != "" && name != previous {
+			_ = a.Avatars.Remove(name)
+		}
+		return err
+	}
+	if previous != "" && previous != name {
+		if err := a.Avatars.Remove(previous); err != nil {
+			slog.Warn("avatar: could not remove the previous file", "owner", owner, "err", err)
+		}
+	}
+	return nil
+}
+
+// setUserAvatar serves POST /user/avatar (and DELETE, png nil).
+func (a *API) setUserAvatar(upload bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u := doer(r)
+		var png []byte
+		var err error
+		if upload {
+			if png, err = a.uploadedAvatar(r); err != nil {
+				a.fail(w, r, err)
+				return
+			}
+		}
+		err = a.replaceAvatar(r.Context(), "user:"+strconv.FormatInt(u.ID, 10), u.Avatar, png, func(name string) error {
+			return a.Users.Store.SetAvatar(r.Context(), u.ID, name)
+		})
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		empty(w, http.StatusNoContent)
+	}
+}
+
+// setOrgAvatar serves POST and DELETE /orgs/{org}/avatar (owners).
+func (a *API) setOrgAvatar(upload bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		o, ok := a.loadOrg(w, r)
+		if !ok || !a.requireOrgOwner(w, r, o) {
+			return
+		}
+		var png []byte
+		var err error
+		if upload {
+			if png, err = a.uploadedAvatar(r); err != nil {
+				a.fail(w, r, err)
+				return
+			}
+		}
+		err = a.replaceAvatar(r.Context(), "user:"+strconv.FormatInt(o.ID, 10), o.Avatar, png, func(name string) error {
+			return a.Users.Store.SetAvatar(r.Context(), o.ID, name)
+		})
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		empty(w, http.StatusNoContent)
+	}
+}
+
+// setRepoAvatar serves POST and DELETE /repos/{owner}/{repo}/avatar (admins).
+func (a *API) setRepoAvatar(upload bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rc := currentRepo(r)
+		if !rc.Perm.IsAdmin() {
+			a.errorJSON(w, http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
+			return
+		}
+		var png []byte
+		var err error
+		if upload {
+			if png, err = a.uploadedAvatar(r); err != nil {
+				a.fail(w, r, err)
+				return
+			}
+		}
+		err = a.replaceAvatar(r.Context(), "repo:"+strconv.FormatInt(rc.Repo.ID, 10), rc.Repo.Avatar, png, func(name string) error {
+			return a.Repos.Store.SetAvatar(r.Context(), rc.Repo.ID, name)
+		})
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		empty(w, http.StatusNoContent)
+	}
+}
