@@ -267,19 +267,11 @@ func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, e
 			return nil, 0, err
 		}
 	}
-	limit := o.Limit
-	if limit <= 0 {
-		limit = 30
-	}
-	if int64(o.Offset) >= total {
+	offset, limit, reversed, ok := o.window(total)
+	if !ok {
 		return nil, total, nil
 	}
-	// Pages past the middle are read from the other end, so the database
-	// skips at most half of the rows.
-	offset, reversed := o.Offset, false
-	if int64(o.Offset) > total/2 {
-		n := min(int64(limit), total-int64(o.Offset))
-		offset, limit, reversed = int(total-int64(o.Offset)-n), int(n), true
+	if reversed {
 		order = reverseOrder(order)
 	}
 	// Find the page's ids on the indexes first, then load only those rows.
@@ -381,20 +373,11 @@ func (s *Service) searchText(ctx context.Context, o ListOptions, match string) (
 	if err != nil {
 		return nil, 0, err
 	}
-	limit := o.Limit
-	if limit <= 0 {
-		limit = 30
-	}
-	if int64(o.Offset) >= total {
+	offset, limit, reversed, ok := o.window(total)
+	if !ok {
 		return nil, total, nil
 	}
-	desc := o.Sort != "oldest"
-	// Pages past the middle are read from the other end.
-	offset, reversed := o.Offset, false
-	if int64(o.Offset) > total/2 {
-		n := min(int64(limit), total-int64(o.Offset))
-		offset, limit, reversed, desc = int(total-int64(o.Offset)-n), int(n), true, !desc
-	}
+	desc := (o.Sort != "oldest") != reversed
 	dir := " ASC"
 	if desc {
 		dir = " DESC"
@@ -405,6 +388,25 @@ func (s *Service) searchText(ctx context.Context, o ListOptions, match string) (
 		slices.Reverse(list)
 	}
 	return list, total, err
+}
+
+// window places the page of o among total results: the offset and limit to
+// read, and whether to read them in reverse order — pages past the middle
+// are read from the other end, so at most half of the results are skipped.
+// ok is false when the page is past the end.
+func (o ListOptions) window(total int64) (offset, limit int, reversed, ok bool) {
+	limit = o.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	if int64(o.Offset) >= total {
+		return 0, 0, false, false
+	}
+	if int64(o.Offset) <= total/2 {
+		return o.Offset, limit, false, true
+	}
+	n := min(int64(limit), total-int64(o.Offset))
+	return int(total - int64(o.Offset) - n), int(n), true, true
 }
 
 // reverseOrder flips every term of an ORDER BY list.

@@ -68,26 +68,31 @@ func (a *API) replaceAvatar(ctx context.Context, owner, previous string, png []b
 	return nil
 }
 
-// setUserAvatar serves POST /user/avatar (and DELETE, png nil).
-func (a *API) setUserAvatar(upload bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		u := doer(r)
-		var png []byte
+// changeAvatar answers an avatar upload (upload) or removal for owner (e.g.
+// "user:3"), whose current avatar file is previous; set records the new one.
+func (a *API) changeAvatar(w http.ResponseWriter, r *http.Request, upload bool, owner, previous string, set func(name string) error) {
+	var png []byte
+	if upload {
 		var err error
-		if upload {
-			if png, err = a.uploadedAvatar(r); err != nil {
-				a.fail(w, r, err)
-				return
-			}
-		}
-		err = a.replaceAvatar(r.Context(), "user:"+strconv.FormatInt(u.ID, 10), u.Avatar, png, func(name string) error {
-			return a.Users.Store.SetAvatar(r.Context(), u.ID, name)
-		})
-		if err != nil {
+		if png, err = a.uploadedAvatar(r); err != nil {
 			a.fail(w, r, err)
 			return
 		}
-		empty(w, http.StatusNoContent)
+	}
+	if err := a.replaceAvatar(r.Context(), owner, previous, png, set); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusNoContent)
+}
+
+// setUserAvatar serves POST /user/avatar (upload) and DELETE /user/avatar.
+func (a *API) setUserAvatar(upload bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u := doer(r)
+		a.changeAvatar(w, r, upload, "user:"+strconv.FormatInt(u.ID, 10), u.Avatar, func(name string) error {
+			return a.Users.Store.SetAvatar(r.Context(), u.ID, name)
+		})
 	}
 }
 
@@ -98,22 +103,9 @@ func (a *API) setOrgAvatar(upload bool) http.HandlerFunc {
 		if !ok || !a.requireOrgOwner(w, r, o) {
 			return
 		}
-		var png []byte
-		var err error
-		if upload {
-			if png, err = a.uploadedAvatar(r); err != nil {
-				a.fail(w, r, err)
-				return
-			}
-		}
-		err = a.replaceAvatar(r.Context(), "user:"+strconv.FormatInt(o.ID, 10), o.Avatar, png, func(name string) error {
+		a.changeAvatar(w, r, upload, "user:"+strconv.FormatInt(o.ID, 10), o.Avatar, func(name string) error {
 			return a.Users.Store.SetAvatar(r.Context(), o.ID, name)
 		})
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		empty(w, http.StatusNoContent)
 	}
 }
 
@@ -125,21 +117,8 @@ func (a *API) setRepoAvatar(upload bool) http.HandlerFunc {
 			a.errorJSON(w, http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
 			return
 		}
-		var png []byte
-		var err error
-		if upload {
-			if png, err = a.uploadedAvatar(r); err != nil {
-				a.fail(w, r, err)
-				return
-			}
-		}
-		err = a.replaceAvatar(r.Context(), "repo:"+strconv.FormatInt(rc.Repo.ID, 10), rc.Repo.Avatar, png, func(name string) error {
+		a.changeAvatar(w, r, upload, "repo:"+strconv.FormatInt(rc.Repo.ID, 10), rc.Repo.Avatar, func(name string) error {
 			return a.Repos.Store.SetAvatar(r.Context(), rc.Repo.ID, name)
 		})
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		empty(w, http.StatusNoContent)
 	}
 }

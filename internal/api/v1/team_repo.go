@@ -156,14 +156,21 @@ func (a *API) repoTeamNamed(w http.ResponseWriter, r *http.Request, rc *repoCont
 	return t, true
 }
 
-// listRepoTeams serves GET /repos/{owner}/{repo}/teams (readers).
-func (a *API) listRepoTeams(w http.ResponseWriter, r *http.Request) {
+// readableOrgRepo is the current repository when the caller can read it and
+// an organization owns it (404 and Gitea's 405 otherwise).
+func (a *API) readableOrgRepo(w http.ResponseWriter, r *http.Request) (*repoContext, bool) {
 	rc := currentRepo(r)
 	if !rc.Perm.HasAccess() {
 		a.notFound(w, r)
-		return
+		return nil, false
 	}
-	if !a.orgOwnedRepo(w, rc) {
+	return rc, a.orgOwnedRepo(w, rc)
+}
+
+// listRepoTeams serves GET /repos/{owner}/{repo}/teams (readers).
+func (a *API) listRepoTeams(w http.ResponseWriter, r *http.Request) {
+	rc, ok := a.readableOrgRepo(w, r)
+	if !ok {
 		return
 	}
 	list, err := a.Orgs.ListRepoTeams(r.Context(), rc.Owner.ID, rc.Repo.ID)
@@ -177,12 +184,8 @@ func (a *API) listRepoTeams(w http.ResponseWriter, r *http.Request) {
 // checkRepoTeam serves GET /repos/{owner}/{repo}/teams/{team} (readers): the
 // team when it reaches the repository, else 404.
 func (a *API) checkRepoTeam(w http.ResponseWriter, r *http.Request) {
-	rc := currentRepo(r)
-	if !rc.Perm.HasAccess() {
-		a.notFound(w, r)
-		return
-	}
-	if !a.orgOwnedRepo(w, rc) {
+	rc, ok := a.readableOrgRepo(w, r)
+	if !ok {
 		return
 	}
 	t, ok := a.repoTeamNamed(w, r, rc)
