@@ -93,3 +93,66 @@ func BenchmarkIssueList(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkIssueSearch measures GET /api/v1/repos/issues/search in process on
+// SQLite over 5,000 issues: a word in 40% of them (answered from the
+// full-text index alone) and a word in one issue in a thousand.
+func BenchmarkIssueSearch(b *testing.B) {
+	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
+	a, err := open(context.Background(), func(k string) string { return env[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.close()
+	ctx := context.Background()
+	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := a.repos.Create(ctx, u, u, repo.CreateOptions{Name: "big"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 5000
+	err = a.db.WithTx(ctx, func(ctx context.Context) error {
+		for i := 1; i <= n; i++ {
+			title := fmt.Sprintf("issue %d about the parser", i)
+			if i%5 < 2 {
+				title += " memory leak"
+			}
+			if i%1000 == 1 {
+				title += " zephyr"
+			}
+			if _, err := a.db.Exec(ctx, "INSERT INTO issue (repo_id, idx, poster_id, title, content, is_closed, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				r.ID, i, u.ID, title, "some words here", i%3 == 0, 1_700_000_000+i, 1_700_000_000+i); err != nil {
+				return err
+			}
+		}
+		_, err := a.db.Exec(ctx, "UPDATE repository SET num_issues = ?, num_closed_issues = ? WHERE id = ?", n, n/3, r.ID)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := a.handler()
+	for _, word := range []string{"leak", "zephyr"} {
+		b.Run(word, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/api/v1/repos/issues/search?q="+word, nil)
+					req.Header.Set("Authorization", "token "+tok)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusOK || w.Header().Get("X-Total-Count") == "0" {
+						b.Fatalf("status %d, total %s", w.Code, w.Header().Get("X-Total-Count"))
+					}
+				}
+			})
+		})
+	}
+}
