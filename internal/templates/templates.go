@@ -39,6 +39,8 @@ type Set struct {
 
 	labelNames []string // sorted
 	labels     map[string][]Label
+
+	licenseIndex licenseIndex
 }
 
 // New indexes the embedded templates. It reads directory listings and parses

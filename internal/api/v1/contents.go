@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/templates"
 )
 
 // contentsRoutes registers the contents API: reading entries (base64 file
@@ -39,6 +41,7 @@ func (a *API) contentsRoutes(r chi.Router) {
 	r.With(read).Get("/contents/", a.getContents) // how the Go SDK lists the root
 	r.With(write).Post("/contents", a.changeFiles)
 	r.With(write).Post("/diffpatch", a.applyDiffPatch)
+	r.With(read).Get("/licenses", a.listRepoLicenses)
 	for _, p := range []string{"/editorconfig/{filepath}", "/editorconfig/{filepath}/*"} {
 		r.With(read).Get(p, a.getEditorConfig)
 	}
@@ -465,6 +468,60 @@ func (a *API) writeFileChange(w http.ResponseWriter, r *http.Request, status int
 		Commit:       a.fileCommitResponse(rc, res.Commit),
 		Verification: contentsVerification(),
 	})
+}
+
+// maxLicenseFile bounds a license file read for detection.
+const maxLicenseFile = 256 << 10
+
+// listRepoLicenses serves GET /licenses: the SPDX ids of the licenses found
+// in the license files (LICENSE, COPYING, ...) at the root of the default
+// branch, sorted. Only the licenses Cairn ships as templates are recognized.
+func (a *API) listRepoLicenses(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	out := []string{}
+	if rc.Repo.IsEmpty {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	ctx := r.Context()
+	gitDir := a.Repos.Path(rc.Repo)
+	root, err := a.Repos.Git.ListTree(ctx, gitDir, git.BranchPrefix+rc.Repo.DefaultBranch, "", false)
+	if errors.Is(err, git.ErrNotFound) {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	found := map[string]bool{}
+	for _, e := range root {
+		if e.Type != git.TypeBlob || e.Size > maxLicenseFile || !templates.IsLicenseFile(e.Name) {
+			continue
+		}
+		blob, _, err := a.Repos.Git.ReadBlob(ctx, gitDir, e.SHA)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		text, err := io.ReadAll(io.LimitReader(blob, maxLicenseFile))
+		blob.Close()
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		id, ok, err := a.Templates.DetectLicense(text)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if ok && !found[id] {
+			found[id] = true
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // maxEditorConfig bounds the .editorconfig file read.
