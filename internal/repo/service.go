@@ -330,6 +330,7 @@ func (s *Service) deleteRecord(ctx context.Context, r *Repository) error {
 			"DELETE FROM repo_transfer WHERE repo_id = ?",
 			"DELETE FROM mirror WHERE repo_id = ?",
 			"DELETE FROM team_repo WHERE repo_id = ?",
+			"DELETE FROM commit_status WHERE repo_id = ?",
 		} {
 			if _, err := s.db.Exec(ctx, q, r.ID); err != nil {
 				return err

@@ -117,7 +117,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"contents", "contents/README.md", "contents/README.md?ref=v1", "raw/README.md", "media/README.md",
 		"archive/main.zip", "archive/v1.tar.gz", "archive/main.bundle", "languages", "git/refs", "git/refs/heads/main",
 		"git/trees/main?recursive=true", "compare/v1...main", "forks", "stargazers", "subscribers", "topics",
-		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main", "licenses",
+		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main", "licenses", "commits/main/status", "commits/main/statuses",
 	}
 	for _, spec := range specs {
 		full := spec.full

@@ -113,6 +113,7 @@ func (a *API) routes() chi.Router {
 				a.repoTimeRoutes(r)
 				a.repoTeamRoutes(r)
 				a.repoIssueHelperRoutes(r)
+				a.statusRoutes(r)
 				r.With(a.signedIn).Post("/avatar", a.setRepoAvatar(true))
 				r.With(a.signedIn).Delete("/avatar", a.setRepoAvatar(false))
 			})

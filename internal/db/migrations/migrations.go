@@ -14,5 +14,6 @@ func All() []db.Migration {
 		issueSearch0005(),
 		issueSearchTags0006(),
 		avatars0007(),
+		commitStatus0008(),
 	}
 }

@@ -122,3 +122,35 @@ type MergeUpstreamRequest struct {
 type MergeUpstreamResponse struct {
 	MergeStyle string `json:"merge_type"`
 }
+
+// CommitStatus is Gitea's CommitStatus.
+type CommitStatus struct {
+	ID          int64     `json:"id"`
+	State       string    `json:"status"`
+	TargetURL   string    `json:"target_url"`
+	Description string    `json:"description"`
+	URL         string    `json:"url"`
+	Context     string    `json:"context"`
+	Creator     *User     `json:"creator"`
+	Created     time.Time `json:"created_at"`
+	Updated     time.Time `json:"updated_at"`
+}
+
+// CombinedStatus is Gitea's CombinedStatus.
+type CombinedStatus struct {
+	State      string          `json:"state"`
+	SHA        string          `json:"sha"`
+	TotalCount int64           `json:"total_count"`
+	Statuses   []*CommitStatus `json:"statuses"`
+	Repository *Repository     `json:"repository"`
+	CommitURL  string          `json:"commit_url"`
+	URL        string          `json:"url"`
+}
+
+// CreateStatusOption is Gitea's CreateStatusOption.
+type CreateStatusOption struct {
+	State       string `json:"state"`
+	TargetURL   string `json:"target_url"`
+	Description string `json:"description"`
+	Context     string `json:"context"`
+}

@@ -48,6 +48,7 @@ var foundationWireTypes = []wireType{
 	{IssueTemplate{}, true, nil}, {IssueFormField{}, true, nil}, {IssueConfig{}, true, nil}, {IssueConfigContactLink{}, true, nil},
 	{IssueConfigValidation{}, true, nil}, {Note{}, true, nil}, {MergeUpstreamRequest{}, false, nil}, {MergeUpstreamResponse{}, true, nil},
 	{MarkdownOption{}, false, nil}, {MarkupOption{}, false, nil}, {UpdateUserAvatarOption{}, false, nil}, {UpdateRepoAvatarOption{}, false, nil},
+	{CommitStatus{}, true, nil}, {CombinedStatus{}, true, nil}, {CreateStatusOption{}, false, nil},
 	{Repository{}, true, nil}, {CreateRepoOption{}, false, nil}, {EditRepoOption{}, false, nil}, {Permission{}, true, nil},
 	{InternalTracker{}, true, nil}, {ExternalTracker{}, true, nil}, {ExternalWiki{}, true, nil}, {RepoTransfer{}, true, nil},
 	{SearchResults{}, true, nil},
