@@ -16,21 +16,7 @@ import (
 // anonymous and with a token: the cost of routing, authentication, the
 // database and encoding without the network (profile with -cpuprofile).
 func BenchmarkGetUser(b *testing.B) {
-	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
-	a, err := open(context.Background(), func(k string) string { return env[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.close()
-	ctx := context.Background()
-	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, _, tok := benchUser(b)
 	h := a.handler()
 	for _, c := range []struct{ name, token string }{{"anonymous", ""}, {"token", tok}} {
 		b.Run(c.name, func(b *testing.B) {
@@ -55,25 +41,8 @@ func BenchmarkGetUser(b *testing.B) {
 // BenchmarkIssueList measures GET /api/v1/repos/{owner}/{repo}/issues (a page
 // of 30 with assignees) in process on SQLite.
 func BenchmarkIssueList(b *testing.B) {
-	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
-	a, err := open(context.Background(), func(k string) string { return env[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.close()
+	a, u, tok, r := benchRepo(b)
 	ctx := context.Background()
-	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := a.repos.Create(ctx, u, u, repo.CreateOptions{Name: "big"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	for i := 0; i < 200; i++ {
 		if _, err := a.issues.Create(ctx, u, r, issue.CreateOptions{Title: fmt.Sprintf("issue %d", i), Body: "some words here", AssigneeIDs: []int64{u.ID}}); err != nil {
 			b.Fatal(err)
@@ -98,27 +67,10 @@ func BenchmarkIssueList(b *testing.B) {
 // SQLite over 5,000 issues: a word in 40% of them (answered from the
 // full-text index alone) and a word in one issue in a thousand.
 func BenchmarkIssueSearch(b *testing.B) {
-	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
-	a, err := open(context.Background(), func(k string) string { return env[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.close()
+	a, u, tok, r := benchRepo(b)
 	ctx := context.Background()
-	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := a.repos.Create(ctx, u, u, repo.CreateOptions{Name: "big"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	const n = 5000
-	err = a.db.WithTx(ctx, func(ctx context.Context) error {
+	err := a.db.WithTx(ctx, func(ctx context.Context) error {
 		for i := 1; i <= n; i++ {
 			title := fmt.Sprintf("issue %d about the parser", i)
 			if i%5 < 2 {
@@ -155,4 +107,35 @@ func BenchmarkIssueSearch(b *testing.B) {
 			})
 		})
 	}
+}
+
+// benchUser opens a server on a temporary SQLite database with user "bench"
+// and an all-scope token; it is closed with b.
+func benchUser(b *testing.B) (*app, *user.User, string) {
+	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
+	a, err := open(context.Background(), func(k string) string { return env[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(a.close)
+	ctx := context.Background()
+	u, err := a.users.Create(ctx, user.CreateOptions{Name: "bench", Email: "bench@example.com", Password: "x", Active: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, tok, err := a.tokens.Create(ctx, u.ID, "bench", []string{"all"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, u, tok
+}
+
+// benchRepo is benchUser with the repository bench/big.
+func benchRepo(b *testing.B) (*app, *user.User, string, *repo.Repository) {
+	a, u, tok := benchUser(b)
+	r, err := a.repos.Create(context.Background(), u, u, repo.CreateOptions{Name: "big"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, u, tok, r
 }
