@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -8,6 +9,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -80,11 +82,7 @@ func (a *API) getTeamRepo(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	has, err := a.Orgs.TeamHasRepo(r.Context(), tc.team, rc.Repo.ID)
-	if err == nil && !has {
-		err = errs.NotFound("team %s does not have repository %s", tc.team.Name, rc.Repo.Name)
-	}
-	if err != nil {
+	if err := a.teamReaches(r.Context(), tc.team, rc.Repo); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -192,11 +190,7 @@ func (a *API) checkRepoTeam(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	has, err := a.Orgs.TeamHasRepo(r.Context(), t, rc.Repo.ID)
-	if err == nil && !has {
-		err = errs.NotFound("team %s does not have repository %s", t.Name, rc.Repo.Name)
-	}
-	if err != nil {
+	if err := a.teamReaches(r.Context(), t, rc.Repo); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -252,4 +246,13 @@ func (a *API) changeRepoTeam(w http.ResponseWriter, r *http.Request, add bool) {
 		return
 	}
 	empty(w, http.StatusNoContent)
+}
+
+// teamReaches is nil when team t reaches repository rp, errs.NotFound otherwise.
+func (a *API) teamReaches(ctx context.Context, t *org.Team, rp *repo.Repository) error {
+	has, err := a.Orgs.TeamHasRepo(ctx, t, rp.ID)
+	if err == nil && !has {
+		err = errs.NotFound("team %s does not have repository %s", t.Name, rp.Name)
+	}
+	return err
 }
