@@ -44,6 +44,7 @@ type app struct {
 	templates *templates.Set
 	issues    *issue.Service
 	notifier  *notify.Service
+	avatars   avatar.Files
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -106,11 +107,11 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
 	// Uploaded avatars leave with their account or repository.
-	avatars := avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
-	a.users.AddDeleteHook(avatarCleanup{avatars})
+	a.avatars = avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
+	a.users.AddDeleteHook(avatarCleanup{a.avatars})
 	a.repos.AddDeleteHook(func(ctx context.Context, r *repo.Repository) error {
 		if r.Avatar != "" {
-			db.AfterCommit(ctx, func() { _ = avatars.Remove(r.Avatar) })
+			db.AfterCommit(ctx, func() { _ = a.avatars.Remove(r.Avatar) })
 		}
 		return nil
 	})
@@ -124,7 +125,7 @@ func (a *app) handler() http.Handler {
 	api := v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL),
-		Avatars: avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}, Version: version,
+		Avatars: a.avatars, Version: version,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -135,7 +136,7 @@ func (a *app) handler() http.Handler {
 	mux.Handle("/api/internal/hook/", a.hooks)
 	mux.HandleFunc("GET /swagger.v1.json", api.ServeSwagger)
 	mux.HandleFunc("GET /avatars/{name}", avatar.Handler)
-	mux.HandleFunc("GET /avatars/custom/{name}", avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}.Handler)
+	mux.HandleFunc("GET /avatars/custom/{name}", a.avatars.Handler)
 	mux.HandleFunc("GET /attachments/{uuid}", api.ServeAttachment)
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,

@@ -353,6 +353,17 @@ func (c fileChangeCommon) options(files []repo.FileOperation) repo.ChangeFilesOp
 	}
 }
 
+// fileAndContent reads the file path of the URL and the base64 content of a
+// one-file change.
+func fileAndContent(r *http.Request, b64 string) (string, []byte, error) {
+	p, err := urlFilePath(r)
+	if err != nil {
+		return "", nil, err
+	}
+	content, err := decodeContent("content", b64)
+	return p, content, err
+}
+
 // decodeContent decodes a base64 "content" field.
 func decodeContent(field, s string) ([]byte, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
@@ -383,12 +394,7 @@ func (a *API) createFile(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	p, err := urlFilePath(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	content, err := decodeContent("content", o.Content)
+	p, content, err := fileAndContent(r, o.Content)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -409,12 +415,7 @@ func (a *API) updateFile(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	p, err := urlFilePath(r)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	content, err := decodeContent("content", o.Content)
+	p, content, err := fileAndContent(r, o.Content)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -499,13 +500,7 @@ func (a *API) listRepoLicenses(w http.ResponseWriter, r *http.Request) {
 		if e.Type != git.TypeBlob || e.Size > maxLicenseFile || !templates.IsLicenseFile(e.Name) {
 			continue
 		}
-		blob, _, err := a.Repos.Git.ReadBlob(ctx, gitDir, e.SHA)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		text, err := io.ReadAll(io.LimitReader(blob, maxLicenseFile))
-		blob.Close()
+		text, err := a.readSmallBlob(ctx, gitDir, e, maxLicenseFile)
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -557,17 +552,15 @@ func (a *API) getEditorConfig(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	if entry.Size > maxEditorConfig {
-		a.fail(w, r, errs.Invalid(".editorconfig is larger than %d bytes", maxEditorConfig))
-		return
+	text, err := a.readSmallBlob(ctx, gitDir, entry, maxEditorConfig)
+	if errors.Is(err, errBlobTooLarge) {
+		err = errs.Invalid(".editorconfig is larger than %d bytes", maxEditorConfig)
 	}
-	blob, _, err := a.Repos.Git.ReadBlob(ctx, gitDir, entry.SHA)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	ec, err := editorconfig.Parse(io.LimitReader(blob, maxEditorConfig))
-	blob.Close()
+	ec, err := editorconfig.Parse(bytes.NewReader(text))
 	if err != nil {
 		a.fail(w, r, errs.Invalid("the .editorconfig cannot be read: %v", err))
 		return

@@ -47,25 +47,20 @@ func (a *API) mergeUpstream(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	owner, err := a.Users.Store.GetByID(ctx, parent.OwnerID)
+	// The caller must see the upstream and read its code, as for any route of it.
+	up, err := a.loadRepo(ctx, r, parent.OwnerName, parent.Name)
+	if err == nil && (!up.Repo.HasUnit(repo.UnitCode) || !up.Perm.CanRead(repo.UnitCode)) {
+		err = errs.NotFound("the repository this one was forked from no longer exists")
+	}
 	if err != nil {
 		a.fail(w, r, err)
-		return
-	}
-	perm, err := a.Access.RepoPermission(ctx, doer(r), parent, owner)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if !parent.HasUnit(repo.UnitCode) || !perm.CanRead(repo.UnitCode) {
-		a.fail(w, r, errs.NotFound("the repository this one was forked from no longer exists"))
 		return
 	}
 	branch := strings.TrimSpace(in.Branch)
 	if branch == "" {
 		branch = rc.Repo.DefaultBranch
 	}
-	style, err := a.Repos.MergeUpstream(ctx, doer(r), rc.Repo, parent, branch)
+	style, err := a.Repos.MergeUpstream(ctx, doer(r), rc.Repo, up.Repo, branch)
 	if err != nil {
 		a.fail(w, r, err)
 		return

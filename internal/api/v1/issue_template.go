@@ -68,7 +68,7 @@ func (a *API) loadIssueForms(ctx context.Context, rc *repoContext) (*issueForms,
 			if !issueform.CouldBe(e.Name) || slices.Contains(issueform.ConfigFiles, e.Path) {
 				continue
 			}
-			content, err := a.readSmallBlob(ctx, gitDir, e)
+			content, err := a.readSmallBlob(ctx, gitDir, e, issueform.MaxFileSize)
 			if err != nil {
 				out.invalid[e.Path] = err
 				continue
@@ -94,17 +94,21 @@ func (a *API) loadIssueForms(ctx context.Context, rc *repoContext) (*issueForms,
 	return out, nil
 }
 
-// readSmallBlob reads a template or configuration file, refusing large ones.
-func (a *API) readSmallBlob(ctx context.Context, gitDir string, e git.TreeEntry) ([]byte, error) {
-	if e.Size > issueform.MaxFileSize {
-		return nil, fmt.Errorf("too large: %d bytes (at most %d)", e.Size, issueform.MaxFileSize)
+// errBlobTooLarge refuses a file larger than a reader of small files takes.
+var errBlobTooLarge = errors.New("file too large")
+
+// readSmallBlob reads a small file of the repository (a template, a
+// configuration, a license) whole, refusing one over max bytes.
+func (a *API) readSmallBlob(ctx context.Context, gitDir string, e git.TreeEntry, max int64) ([]byte, error) {
+	if e.Size > max {
+		return nil, fmt.Errorf("%w: %d bytes (at most %d)", errBlobTooLarge, e.Size, max)
 	}
 	r, _, err := a.Repos.Git.ReadBlob(ctx, gitDir, e.SHA)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, issueform.MaxFileSize))
+	return io.ReadAll(io.LimitReader(r, max))
 }
 
 // issueConfig reads the issue configuration; without one it is the default.
@@ -112,7 +116,7 @@ func (a *API) issueConfig(ctx context.Context, rc *repoContext, forms *issueForm
 	if forms.configSHA == "" {
 		return issueform.DefaultConfig(), nil
 	}
-	content, err := a.readSmallBlob(ctx, a.Repos.Path(rc.Repo), git.TreeEntry{SHA: forms.configSHA})
+	content, err := a.readSmallBlob(ctx, a.Repos.Path(rc.Repo), git.TreeEntry{SHA: forms.configSHA}, issueform.MaxFileSize)
 	if err != nil {
 		return issueform.DefaultConfig(), err
 	}
