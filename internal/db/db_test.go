@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,33 @@ func TestAfterCommit(t *testing.T) {
 	}
 	if got := strings.Join(ran, ","); got != "outside,committed,nested" {
 		t.Fatalf("ran %s", got)
+	}
+}
+
+func TestPostgresSessionDefaults(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u@h/db":                 "postgres://u@h/db?max_parallel_workers_per_gather=0",
+		"postgres://u@h/db?sslmode=disable": "postgres://u@h/db?sslmode=disable&max_parallel_workers_per_gather=0",
+		"postgres://u@h/db?options=-c%20max_parallel_workers_per_gather%3D4": "postgres://u@h/db?options=-c%20max_parallel_workers_per_gather%3D4",
+	} {
+		if got := withSessionDefaults(in); got != want {
+			t.Errorf("withSessionDefaults(%q) = %q, want %q", in, got, want)
+		}
+	}
+	base := os.Getenv("CAIRN_DATABASE_URL")
+	if !strings.HasPrefix(base, "postgres") {
+		t.Skip("CAIRN_DATABASE_URL is not a PostgreSQL database")
+	}
+	d, err := Open(context.Background(), base, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var v string
+	if err := d.QueryRow(context.Background(), "SHOW max_parallel_workers_per_gather").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != "0" {
+		t.Fatalf("max_parallel_workers_per_gather = %s, want 0", v)
 	}
 }

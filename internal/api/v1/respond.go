@@ -34,6 +34,12 @@ func empty(w http.ResponseWriter, status int) { w.WriteHeader(status) }
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *errs.Error
 	if !errors.As(err, &e) {
+		if r.Context().Err() != nil {
+			// The client went away mid-request: nobody reads the answer,
+			// and it is not the server's fault.
+			slog.Debug("api request canceled", "method", r.Method, "path", r.URL.Path, "err", err)
+			return
+		}
 		slog.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg := "internal server error"
 		if isAdmin(r) {
