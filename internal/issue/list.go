@@ -263,7 +263,7 @@ func (s *Service) Search(ctx context.Context, o ListOptions) ([]*Issue, int64, e
 		return nil, 0, err
 	}
 	if !ok {
-		if total, err = s.db.Count(ctx, "SELECT COUNT(*) FROM issue i WHERE "+where, args...); err != nil {
+		if total, err = s.countSearch(ctx, o, where, args); err != nil {
 			return nil, 0, err
 		}
 	}

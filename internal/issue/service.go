@@ -61,11 +61,17 @@ type Service struct {
 	files          AttachmentStore // where attachment files live (SetAttachmentStorage)
 	// labelTemplates gives the label sets applied at repository creation (SetLabelTemplates).
 	labelTemplates LabelTemplates
+	// counts remembers search totals on PostgreSQL (nil elsewhere).
+	counts *countCache
 }
 
 // NewService returns the issue service.
 func NewService(d *db.DB, repos *repo.Service, users *user.Store) *Service {
-	return &Service{db: d, repos: repos, users: users}
+	s := &Service{db: d, repos: repos, users: users}
+	if d.Dialect == db.Postgres {
+		s.counts = newCountCache(maxCachedCounts)
+	}
+	return s
 }
 
 // AddListener registers an event listener; call it only while wiring.

@@ -15,5 +15,6 @@ func All() []db.Migration {
 		issueSearchTags0006(),
 		avatars0007(),
 		commitStatus0008(),
+		searchVersion0009(),
 	}
 }
