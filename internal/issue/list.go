@@ -482,15 +482,15 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 			for i, w := range words {
 				q[i] = w + ":*"
 			}
-			parts = append(parts, "to_tsvector('simple', i.title || ' ' || COALESCE(i.content, '')) @@ to_tsquery('simple', ?)")
+			parts = append(parts, pgSearchVector+" @@ to_tsquery('simple', ?)")
 			args = append(args, strings.Join(q, " & "))
 		default:
-			// InnoDB indexes words of three or more characters; shorter ones
-			// are matched with LIKE.
+			// InnoDB indexes words of three or more characters that are not
+			// on its default stop list; the others are matched with LIKE.
 			var long []string
 			var short []string
 			for _, w := range words {
-				if len([]rune(w)) >= 3 {
+				if len([]rune(w)) >= 3 && !innodbStopwords[w] {
 					long = append(long, "+"+w+"*")
 				} else {
 					short = append(short, w)
@@ -501,9 +501,13 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 				c = append(c, "MATCH(i.title, i.content) AGAINST (? IN BOOLEAN MODE)")
 				args = append(args, strings.Join(long, " "))
 			}
+			// LIKE finds the word anywhere; the regular expression keeps it
+			// to the start of a word (words hold only letters and digits).
 			for _, w := range short {
-				c = append(c, "(LOWER(i.title) LIKE ? ESCAPE '!' OR LOWER(i.content) LIKE ? ESCAPE '!')")
-				args = append(args, likePattern(w), likePattern(w))
+				c = append(c, "((LOWER(i.title) LIKE ? ESCAPE '!' AND LOWER(i.title) REGEXP ?) OR "+
+					"(LOWER(i.content) LIKE ? ESCAPE '!' AND LOWER(i.content) REGEXP ?))")
+				start := "(^|[^[:alnum:]])" + w
+				args = append(args, likePattern(w), start, likePattern(w), start)
 			}
 			parts = append(parts, "("+strings.Join(c, " AND ")+")")
 		}
@@ -517,6 +521,19 @@ func keywordCond(dialect db.Dialect, kw string) (string, []any) {
 	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
 }
+
+// pgSearchVector is the text vector of issue i that PostgreSQL's index
+// ix_issue_fts holds (migration 10): the words of title and body, split at
+// every run of ASCII punctuation as searchWords splits a search. A query
+// must use this very expression for the index to serve it.
+const pgSearchVector = "to_tsvector('simple', regexp_replace(i.title || ' ' || COALESCE(i.content, ''), '[!-/:-@[-`{-~]+', ' ', 'g'))"
+
+// innodbStopwords are the words of three letters or more on InnoDB's
+// default full-text stop list: they are not indexed, and a search that
+// requires one finds nothing.
+var innodbStopwords = map[string]bool{"about": true, "are": true, "com": true, "for": true, "from": true, "how": true,
+	"that": true, "the": true, "this": true, "was": true, "what": true, "when": true, "where": true, "who": true,
+	"will": true, "with": true, "und": true, "www": true}
 
 // ftsQuery is the SQLite FTS5 query matching every word as a prefix of a
 // word of the title or the body (never of the tags column).

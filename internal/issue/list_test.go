@@ -29,8 +29,13 @@ func TestKeywordCond(t *testing.T) {
 		t.Fatalf("postgres: %s %v", c, args)
 	}
 	c, args = keywordCond(db.MySQL, "go leak")
-	if len(args) != 3 || args[0] != "+leak*" || args[1] != "%go%" {
+	if len(args) != 5 || args[0] != "+leak*" || args[1] != "%go%" || args[2] != "(^|[^[:alnum:]])go" {
 		t.Fatalf("mysql: %s %v", c, args)
+	}
+	// Stop-listed words are not in InnoDB's index: matched like short words.
+	c, args = keywordCond(db.MySQL, "the leak")
+	if len(args) != 5 || args[0] != "+leak*" || args[1] != "%the%" {
+		t.Fatalf("mysql stop word: %s %v", c, args)
 	}
 	if c, _ := keywordCond(db.SQLite, "!!!"); c != "1 = 0" {
 		t.Fatalf("punctuation only: %s", c)

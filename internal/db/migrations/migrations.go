@@ -16,5 +16,6 @@ func All() []db.Migration {
 		avatars0007(),
 		commitStatus0008(),
 		searchVersion0009(),
+		issueSearchWordsPostgres0010(),
 	}
 }
