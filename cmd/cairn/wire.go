@@ -109,6 +109,12 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	// Uploaded avatars leave with their account or repository.
 	a.avatars = avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
 	a.users.AddDeleteHook(avatarCleanup{a.avatars})
+	a.orgs.AddDeleteHook(func(ctx context.Context, o *user.User) error {
+		if o.Avatar != "" {
+			db.AfterCommit(ctx, func() { _ = a.avatars.Remove(o.Avatar) })
+		}
+		return nil
+	})
 	a.repos.AddDeleteHook(func(ctx context.Context, r *repo.Repository) error {
 		if r.Avatar != "" {
 			db.AfterCommit(ctx, func() { _ = a.avatars.Remove(r.Avatar) })

@@ -42,10 +42,19 @@ type RepoCounter interface {
 
 // Service applies the organization and team rules.
 type Service struct {
-	db    *db.DB
-	users *user.Service
-	repos RepoCounter
+	db          *db.DB
+	users       *user.Service
+	repos       RepoCounter
+	deleteHooks []DeleteHook
 }
+
+// DeleteHook runs inside the transaction that deletes an organization, to
+// remove what other services keep for it; an error undoes the deletion.
+type DeleteHook func(ctx context.Context, org *user.User) error
+
+// AddDeleteHook registers h for every organization deletion. Call it only
+// while wiring.
+func (s *Service) AddDeleteHook(h DeleteHook) { s.deleteHooks = append(s.deleteHooks, h) }
 
 // NewService returns the organization service.
 func NewService(d *db.DB, users *user.Service) *Service {
@@ -261,6 +270,11 @@ func (s *Service) Delete(ctx context.Context, org *user.User) error {
 			"DELETE FROM users WHERE id = ? AND type = 1",
 		} {
 			if _, err := s.db.Exec(ctx, q, org.ID); err != nil {
+				return err
+			}
+		}
+		for _, h := range s.deleteHooks {
+			if err := h(ctx, org); err != nil {
 				return err
 			}
 		}

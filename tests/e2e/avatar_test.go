@@ -146,4 +146,18 @@ func TestAvatars(t *testing.T) {
 	if n := avatarFiles(s); n != 0 {
 		t.Fatalf("%d avatar files left after the deletions", n)
 	}
+
+	// Purging an account deletes the organizations it alone owns, with their avatars.
+	carol := s.CreateUser("carol")
+	mustStatus(t, s.Do("POST", "api/v1/orgs", Token(carol.Token), JSON(map[string]any{"username": "solo"})), http.StatusCreated, "solo org")
+	mustStatus(t, s.Do("POST", "api/v1/orgs/solo/avatar", Token(carol.Token), JSON(map[string]any{"image": pngOf(t, 8, 8)})), http.StatusNoContent, "solo avatar")
+	mustStatus(t, s.Do("POST", "api/v1/user/avatar", Token(carol.Token), JSON(map[string]any{"image": pngOf(t, 8, 8)})), http.StatusNoContent, "carol avatar")
+	if n := avatarFiles(s); n != 2 {
+		t.Fatalf("%d avatar files, want 2", n)
+	}
+	mustStatus(t, s.Do("DELETE", "api/v1/admin/users/carol?purge=true", Token(s.AdminTok)), http.StatusNoContent, "purge carol")
+	mustStatus(t, s.Do("GET", "api/v1/orgs/solo"), http.StatusNotFound, "purged org")
+	if n := avatarFiles(s); n != 0 {
+		t.Fatalf("%d avatar files left after the purge", n)
+	}
 }

@@ -1,7 +1,6 @@
 package v1
 
 import (
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -366,9 +365,6 @@ func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) {
 	if err := a.Orgs.Delete(r.Context(), o); err != nil {
 		a.fail(w, r, err)
 		return
-	}
-	if err := a.Avatars.Remove(o.Avatar); err != nil {
-		slog.Warn("avatar: could not remove the file of a deleted organization", "org", o.Name, "err", err)
 	}
 	empty(w, http.StatusNoContent)
 }
