@@ -115,6 +115,9 @@ type ListOptions struct {
 	// Limit 0 selects every match (for marking many at once).
 	Limit  int
 	Offset int
+	// Total, when the caller counted the matches already, lets List read
+	// a page past the middle from the other end.
+	Total int64
 }
 
 func (o ListOptions) from() (string, []any) {
@@ -167,21 +170,36 @@ func (s *Store) Count(ctx context.Context, o ListOptions) (int64, error) {
 // allStatuses are every status a thread can have.
 var allStatuses = []Status{StatusUnread, StatusRead, StatusPinned}
 
-// orderBy is the order of thread lists: most recently updated first.
-const orderBy = " ORDER BY n.updated_unix DESC, n.id DESC"
+// orderBy is the order of thread lists: most recently updated first;
+// orderByOldest the other way round.
+const (
+	orderBy       = " ORDER BY n.updated_unix DESC, n.id DESC"
+	orderByOldest = " ORDER BY n.updated_unix ASC, n.id ASC"
+)
 
 // List returns the threads matching o, most recently updated first, in one
 // query. A page is read status by status through the index on (user_id,
 // status, updated_unix) — each status gives its first Offset+Limit ids in
 // order — and the page is cut from their merge: no sort of all the user's
-// threads, and only the rows of the page are read.
+// threads, and only the rows of the page are read. With o.Total known, a
+// page past the middle is read from the oldest end, so at most half of the
+// threads are skipped.
 func (s *Store) List(ctx context.Context, o ListOptions) ([]*Thread, error) {
 	var q string
 	var args []any
+	oldestFirst := false
 	if o.Limit <= 0 {
 		from, fargs := o.from()
 		q, args = "SELECT "+threadColumns+from+orderBy, fargs
 	} else {
+		limit, offset, order := o.Limit, o.Offset, orderBy
+		if o.Total > 0 && int64(o.Offset) > o.Total/2 {
+			if int64(o.Offset) >= o.Total {
+				return nil, nil
+			}
+			n := min(int64(o.Limit), o.Total-int64(o.Offset))
+			limit, offset, order, oldestFirst = int(n), int(o.Total-int64(o.Offset)-n), orderByOldest, true
+		}
 		statuses := allStatuses
 		if len(o.Statuses) > 0 {
 			statuses = nil
@@ -195,11 +213,11 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Thread, error) {
 		for i, st := range statuses {
 			from, fargs := o.fromStatuses([]Status{st})
 			alias := "p" + string(rune('a'+i))
-			parts = append(parts, "SELECT "+alias+".id FROM (SELECT n.id"+from+orderBy+db.LimitOffset(o.Offset+o.Limit, 0)+") "+alias)
+			parts = append(parts, "SELECT "+alias+".id FROM (SELECT n.id"+from+order+db.LimitOffset(offset+limit, 0)+") "+alias)
 			args = append(args, fargs...)
 		}
 		q = "SELECT " + threadColumns + " FROM (" + strings.Join(parts, " UNION ALL ") + ") page JOIN notification n ON n.id = page.id" +
-			orderBy + db.LimitOffset(o.Limit, o.Offset)
+			order + db.LimitOffset(limit, offset)
 	}
 	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {
@@ -213,6 +231,9 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Thread, error) {
 			return nil, err
 		}
 		out = append(out, t)
+	}
+	if oldestFirst {
+		slices.Reverse(out)
 	}
 	return out, rows.Err()
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -495,5 +497,61 @@ func seedThreads(t *testing.T, s *Server, owner, repo string, uid int64, n int) 
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNotificationPagesFromBothEnds reads every page of a user's threads in
+// mixed states, including pages past the middle (read from the oldest end)
+// and past the end, and compares them with the whole list in one page.
+func TestNotificationPagesFromBothEnds(t *testing.T) {
+	s := StartServer(t)
+	alice := s.CreateUser("alice")
+	bob := s.CreateUser("bob")
+	createRepo(t, s, alice, "proj", false)
+	for i := range 23 {
+		r := s.Do("POST", "api/v1/repos/alice/proj/issues", Token(alice.Token), JSON(map[string]any{"title": fmt.Sprintf("issue %d", i), "body": "cc @bob"}))
+		mustStatus(t, r, http.StatusCreated, "create")
+	}
+	all := threadsOf(t, s, bob, "api/v1/notifications", "all=true&limit=50")
+	if len(all) != 23 {
+		t.Fatalf("bob has %d threads, want 23", len(all))
+	}
+	for i, th := range all {
+		switch i % 3 {
+		case 1:
+			mustStatus(t, s.Do("PATCH", fmt.Sprintf("api/v1/notifications/threads/%d?to-status=pinned", th.ID), Token(bob.Token)), http.StatusResetContent, "pin")
+		case 2:
+			mustStatus(t, s.Do("PATCH", fmt.Sprintf("api/v1/notifications/threads/%d", th.ID), Token(bob.Token)), http.StatusResetContent, "read")
+		}
+	}
+	ids := func(list []gitea.NotificationThread) []int64 {
+		out := make([]int64, len(list))
+		for i, th := range list {
+			out[i] = th.ID
+		}
+		return out
+	}
+	for _, filter := range []string{"all=true", "", "status-types=read", "status-types=pinned&status-types=read"} {
+		whole := ids(threadsOf(t, s, bob, "api/v1/notifications", filter+"&limit=50"))
+		var paged []int64
+		for page := 1; ; page++ {
+			r := s.Do("GET", fmt.Sprintf("api/v1/notifications?%s&limit=4&page=%d", filter, page), Token(bob.Token))
+			mustStatus(t, r, http.StatusOK, filter)
+			if got := r.Header.Get("X-Total-Count"); got != strconv.Itoa(len(whole)) {
+				t.Fatalf("%s page %d: total %s, want %d", filter, page, got, len(whole))
+			}
+			var list []gitea.NotificationThread
+			r.Decode(t, &list)
+			if list == nil {
+				t.Fatalf("%s page %d: body %s, want a JSON array", filter, page, r.Body)
+			}
+			if len(list) == 0 {
+				break
+			}
+			paged = append(paged, ids(list)...)
+		}
+		if !slices.Equal(paged, whole) {
+			t.Errorf("%s: pages give %v, the whole list %v", filter, paged, whole)
+		}
 	}
 }

@@ -113,6 +113,7 @@ func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	o.Total = total
 	list, err := a.threads().List(ctx, o)
 	if err != nil {
 		a.fail(w, r, err)
