@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
 	_ "modernc.org/sqlite"             // SQLite driver (pure Go)
 )
 
@@ -89,10 +90,15 @@ func Open(ctx context.Context, rawURL, dataDir string) (*DB, error) {
 		}
 		return d, nil
 	case strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://"):
-		p, err := sql.Open("pgx", withSessionDefaults(rawURL))
+		cfg, err := pgx.ParseConfig(rawURL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("CAIRN_DATABASE_URL: %w", err)
 		}
+		var opts []stdlib.OptionOpenDB
+		if after := sessionDefaults(rawURL); after != nil {
+			opts = append(opts, stdlib.OptionAfterConnect(after))
+		}
+		p := stdlib.OpenDB(*cfg, opts...)
 		p.SetMaxOpenConns(20)
 		p.SetMaxIdleConns(10)
 		p.SetConnMaxIdleTime(5 * time.Minute)
@@ -120,20 +126,20 @@ func Open(ctx context.Context, rawURL, dataDir string) (*DB, error) {
 	return nil, fmt.Errorf("CAIRN_DATABASE_URL: unsupported scheme in %q (use postgres:// or mysql://, or leave empty for SQLite)", rawURL)
 }
 
-// withSessionDefaults adds Cairn's PostgreSQL session settings to a
-// connection URL unless the URL sets them itself: parallel query is off, as
-// Cairn's statements are short and many run at once; a parallel count over a
-// large result took longer (31 ms against 21 ms for 39,000 of 100,000 issues)
-// and, under load, used three backends instead of one.
-func withSessionDefaults(rawURL string) string {
+// sessionDefaults returns what runs on every new PostgreSQL connection:
+// parallel query is turned off, unless the database URL sets it, as Cairn's
+// statements are short and many run at once; a parallel count over a large
+// result took longer (31 ms against 21 ms for 39,000 of 100,000 issues) and,
+// under load, used three backends instead of one. It is a SET rather than a
+// startup parameter, which connection poolers such as PgBouncer refuse.
+func sessionDefaults(rawURL string) func(context.Context, *pgx.Conn) error {
 	if strings.Contains(rawURL, "max_parallel_workers_per_gather") {
-		return rawURL
+		return nil
 	}
-	sep := "?"
-	if strings.Contains(rawURL, "?") {
-		sep = "&"
+	return func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "SET max_parallel_workers_per_gather = 0")
+		return err
 	}
-	return rawURL + sep + "max_parallel_workers_per_gather=0"
 }
 
 // clearSampleStats empties sqlite_stat4, which a manual ANALYZE fills. With
