@@ -377,13 +377,9 @@ func srchState(closed bool) string {
 	return "open"
 }
 
-// setupSearch creates the users, repositories and issues of the keyword
-// search tests:
-//
-//	alice/pub (public), alice/priv (private, dave reads it as a collaborator),
-//	bob/other (public), bob/noiss (public, issues unit turned off after its
-//	issues were created); carol is a stranger.
-func setupSearch(t *testing.T, perRepo int) (*srchWorld, map[string]int64) {
+// newSrchPeople starts a server with the people and repositories of the
+// search tests (see setupSearch) and records who reads which repository.
+func newSrchPeople(t *testing.T) *srchWorld {
 	s := StartServer(t)
 	w := newSrchWorld(s)
 	for _, n := range []string{"alice", "bob", "carol", "dave"} {
@@ -395,6 +391,24 @@ func setupSearch(t *testing.T, perRepo int) (*srchWorld, map[string]int64) {
 	createRepo(t, s, bob, "other", false)
 	createRepo(t, s, bob, "noiss", false)
 	addCollaborator(t, s, alice, "priv", "dave", "read")
+	public := map[string]bool{"alice/pub": true, "bob/other": true}
+	w.readers["anon"] = public
+	w.readers["carol"] = public
+	w.readers["bob"] = public
+	w.readers["alice"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
+	w.readers["dave"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
+	return w
+}
+
+// setupSearch creates the users, repositories and issues of the keyword
+// search tests:
+//
+//	alice/pub (public), alice/priv (private, dave reads it as a collaborator),
+//	bob/other (public), bob/noiss (public, issues unit turned off after its
+//	issues were created); carol is a stranger.
+func setupSearch(t *testing.T, perRepo int) (*srchWorld, map[string]int64) {
+	w := newSrchPeople(t)
+	alice, bob := w.users["alice"], w.users["bob"]
 	ids := map[string]int64{}
 	for _, r := range []struct {
 		full string
@@ -402,12 +416,6 @@ func setupSearch(t *testing.T, perRepo int) (*srchWorld, map[string]int64) {
 	}{{"alice/pub", alice}, {"alice/priv", alice}, {"bob/other", bob}, {"bob/noiss", bob}} {
 		ids[r.full] = w.repoID(t, r.full, r.u)
 	}
-	public := map[string]bool{"alice/pub": true, "bob/other": true}
-	w.readers["anon"] = public
-	w.readers["carol"] = public
-	w.readers["bob"] = public
-	w.readers["alice"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
-	w.readers["dave"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
 
 	// Issues go round the repositories so ids and numbers interleave; about
 	// a third are closed, some when created and some afterwards.
@@ -728,23 +736,8 @@ func TestIssueSearchManyMatches(t *testing.T) {
 		t.Skip("creates over a thousand issues")
 	}
 	start := time.Now()
-	s := StartServer(t)
-	w := newSrchWorld(s)
-	for _, n := range []string{"alice", "bob", "carol", "dave"} {
-		w.users[n] = s.CreateUser(n)
-	}
+	w := newSrchPeople(t)
 	alice, bob := w.users["alice"], w.users["bob"]
-	createRepo(t, s, alice, "pub", false)
-	createRepo(t, s, alice, "priv", true)
-	createRepo(t, s, bob, "other", false)
-	createRepo(t, s, bob, "noiss", false)
-	addCollaborator(t, s, alice, "priv", "dave", "read")
-	public := map[string]bool{"alice/pub": true, "bob/other": true}
-	w.readers["anon"] = public
-	w.readers["carol"] = public
-	w.readers["bob"] = public
-	w.readers["alice"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
-	w.readers["dave"] = map[string]bool{"alice/pub": true, "alice/priv": true, "bob/other": true}
 
 	// Every issue says "flood"; all but every 25th say "storm" and "in" too
 	// (so "flood i" matches over a thousand issues by their words, and would
