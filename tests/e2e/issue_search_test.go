@@ -377,6 +377,18 @@ func srchState(closed bool) string {
 	return "open"
 }
 
+// deleteRepo deletes repo as u and forgets its issues and readers.
+func (w *srchWorld) deleteRepo(t *testing.T, u *User, repo string) {
+	t.Helper()
+	if st, _, b := w.do(t, "DELETE", "api/v1/repos/"+repo, u.Token, nil); st != 204 {
+		t.Fatalf("delete %s: %d %s", repo, st, b)
+	}
+	w.forget(func(is *srchIssue) bool { return is.repo == repo })
+	for _, r := range w.readers {
+		delete(r, repo)
+	}
+}
+
 // newSrchPeople starts a server with the people and repositories of the
 // search tests (see setupSearch) and records who reads which repository.
 func newSrchPeople(t *testing.T) *srchWorld {
@@ -692,13 +704,7 @@ func TestIssueSearchKeyword(t *testing.T) {
 	})
 
 	t.Run("after repository deletion", func(t *testing.T) {
-		if st, _, b := w.do(t, "DELETE", "api/v1/repos/bob/other", bob.Token, nil); st != 204 {
-			t.Fatalf("delete bob/other: %d %s", st, b)
-		}
-		w.forget(func(is *srchIssue) bool { return is.repo == "bob/other" })
-		for _, r := range w.readers {
-			delete(r, "bob/other")
-		}
+		w.deleteRepo(t, bob, "bob/other")
 		w.checkSearchMatrix(t, []string{"leak", "lea", "parser leak", "memory"}, 7)
 		// A repository of the same name has none of the old issues.
 		createRepo(t, w.s, bob, "other", false)
@@ -878,13 +884,7 @@ func TestIssueSearchManyMatches(t *testing.T) {
 	})
 
 	t.Run("after repository deletion", func(t *testing.T) {
-		if st, _, b := w.do(t, "DELETE", "api/v1/repos/bob/other", bob.Token, nil); st != 204 {
-			t.Fatalf("delete bob/other: %d %s", st, b)
-		}
-		w.forget(func(is *srchIssue) bool { return is.repo == "bob/other" })
-		for _, r := range w.readers {
-			delete(r, "bob/other")
-		}
+		w.deleteRepo(t, bob, "bob/other")
 		check(t, []string{"flood", "flood storm"})
 	})
 }
