@@ -17,7 +17,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
-	_ "modernc.org/sqlite"             // SQLite driver (pure Go)
+	_ "modernc.org/sqlite"           // SQLite driver (pure Go)
 )
 
 // Dialect names the SQL flavour of the connected server.
