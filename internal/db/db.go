@@ -411,6 +411,23 @@ func LimitOffset(limit, offset int) string {
 	return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, offset)
 }
 
+// Window places the page at offset (limit rows) among total results, for
+// lists that can be read from either end of their order: it returns the
+// offset and limit to read and whether to read them in the reverse order,
+// so that at most half of the results are skipped; the rows read reversed
+// are then put back in order by the caller. ok is false when the page is
+// past the end.
+func Window(offset, limit int, total int64) (off, lim int, reversed, ok bool) {
+	if int64(offset) >= total {
+		return 0, 0, false, false
+	}
+	if int64(offset) <= total/2 {
+		return offset, limit, false, true
+	}
+	n := min(int64(limit), total-int64(offset))
+	return int(total - int64(offset) - n), int(n), true, true
+}
+
 // In returns "(?,?,?)" for n placeholders, for use with IN.
 func In(n int) string {
 	if n == 0 {

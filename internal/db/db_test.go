@@ -124,3 +124,27 @@ func sep(url string) string {
 	}
 	return "?"
 }
+
+func TestWindow(t *testing.T) {
+	type win struct {
+		off, lim     int
+		reversed, ok bool
+	}
+	for _, c := range []struct {
+		offset, limit int
+		total         int64
+		want          win
+	}{
+		{0, 10, 100, win{0, 10, false, true}},
+		{50, 10, 100, win{50, 10, false, true}},
+		{60, 10, 100, win{30, 10, true, true}},
+		{95, 10, 100, win{0, 5, true, true}},
+		{100, 10, 100, win{0, 0, false, false}},
+		{0, 10, 0, win{0, 0, false, false}},
+	} {
+		off, lim, rev, ok := Window(c.offset, c.limit, c.total)
+		if got := (win{off, lim, rev, ok}); got != c.want {
+			t.Errorf("Window(%d, %d, %d) = %+v, want %+v", c.offset, c.limit, c.total, got, c.want)
+		}
+	}
+}

@@ -390,23 +390,14 @@ func (s *Service) searchText(ctx context.Context, o ListOptions, match string) (
 	return list, total, err
 }
 
-// window places the page of o among total results: the offset and limit to
-// read, and whether to read them in reverse order — pages past the middle
-// are read from the other end, so at most half of the results are skipped.
-// ok is false when the page is past the end.
+// window places the page of o among total results (see db.Window); the
+// limit defaults to 30.
 func (o ListOptions) window(total int64) (offset, limit int, reversed, ok bool) {
 	limit = o.Limit
 	if limit <= 0 {
 		limit = 30
 	}
-	if int64(o.Offset) >= total {
-		return 0, 0, false, false
-	}
-	if int64(o.Offset) <= total/2 {
-		return o.Offset, limit, false, true
-	}
-	n := min(int64(limit), total-int64(o.Offset))
-	return int(total - int64(o.Offset) - n), int(n), true, true
+	return db.Window(o.Offset, limit, total)
 }
 
 // reverseOrder flips every term of an ORDER BY list.

@@ -193,12 +193,14 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]*Thread, error) {
 		q, args = "SELECT "+threadColumns+from+orderBy, fargs
 	} else {
 		limit, offset, order := o.Limit, o.Offset, orderBy
-		if o.Total > 0 && int64(o.Offset) > o.Total/2 {
-			if int64(o.Offset) >= o.Total {
+		if o.Total > 0 {
+			var ok bool
+			if offset, limit, oldestFirst, ok = db.Window(o.Offset, o.Limit, o.Total); !ok {
 				return nil, nil
 			}
-			n := min(int64(o.Limit), o.Total-int64(o.Offset))
-			limit, offset, order, oldestFirst = int(n), int(o.Total-int64(o.Offset)-n), orderByOldest, true
+			if oldestFirst {
+				order = orderByOldest
+			}
 		}
 		statuses := allStatuses
 		if len(o.Statuses) > 0 {
