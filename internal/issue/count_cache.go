@@ -89,7 +89,7 @@ func (s *Service) countSearch(ctx context.Context, o ListOptions, where string, 
 		db.Int64Args(repos)...).Scan(&stamp); err != nil {
 		return 0, err
 	}
-	key := where + "\x00" + fmt.Sprint(args...)
+	key := where + "\x00" + fmt.Sprintf("%#v", args) // quoted: no two argument lists read alike
 	if total, ok := s.counts.get(key, stamp); ok {
 		return total, nil
 	}
