@@ -29,9 +29,10 @@ func pinsAllowed(t *testing.T, k *actKit, tok string) (bool, bool) {
 	return v.Issues, v.PullRequests
 }
 
-// TestIssuePins: writers pin, reorder and unpin issues; the pinned list is
-// in pin order; [repository.issue] MAX_PINNED bounds the pins, which
-// new_pin_allowed reports; readers cannot pin.
+// TestIssuePins: repository administrators pin, reorder and unpin issues
+// (Gitea keeps pins to them: reqAdmin); the pinned list is in pin order;
+// [repository.issue] MAX_PINNED bounds the pins, which new_pin_allowed
+// reports; readers and writers cannot pin.
 func TestIssuePins(t *testing.T) {
 	k := newActKit(t, WithEnv("CAIRN_REPOSITORY_ISSUE_MAX_PINNED=3"))
 	for i := 2; i <= 5; i++ {
@@ -42,36 +43,37 @@ func TestIssuePins(t *testing.T) {
 		return k.must(k.do("POST", fmt.Sprintf("api/v1/repos/acme/pub/issues/%d/pin", n), tok, nil), want, fmt.Sprintf("pin %d", n))
 	}
 	k.wantError(k.do("POST", "api/v1/repos/acme/pub/issues/1/pin", k.reader.Token, nil), 403, "", "reader pins")
+	k.wantError(k.do("POST", "api/v1/repos/acme/pub/issues/1/pin", k.writer.Token, nil), 403, "admin", "writer pins")
 	k.must(k.do("POST", "api/v1/repos/acme/pub/issues/1/pin", "", nil), 401, "signed out pins")
 	if is, pr := pinsAllowed(t, k, ""); !is || !pr {
 		t.Fatalf("new_pin_allowed before = %v %v", is, pr)
 	}
-	pin(3, k.writer.Token, 204)
-	pin(1, k.writer.Token, 204)
-	pin(1, k.writer.Token, 204) // pinning a pinned issue changes nothing
-	pin(5, k.writer.Token, 204)
+	pin(3, k.owner.Token, 204)
+	pin(1, k.owner.Token, 204)
+	pin(1, k.owner.Token, 204) // pinning a pinned issue changes nothing
+	pin(5, k.owner.Token, 204)
 	if got := pinnedNumbers(t, k, ""); got != "3,1,5" {
 		t.Fatalf("pinned = %s", got)
 	}
 	if is, pr := pinsAllowed(t, k, k.reader.Token); is || !pr {
 		t.Fatalf("new_pin_allowed at the limit = %v %v", is, pr)
 	}
-	k.wantError(pin(2, k.writer.Token, 400), 400, "max number of pinned issues", "fourth pin")
+	k.wantError(pin(2, k.owner.Token, 400), 400, "max number of pinned issues", "fourth pin")
 	if got := pinnedNumbers(t, k, ""); got != "3,1,5" {
 		t.Fatalf("pinned after a refused pin = %s", got)
 	}
-	k.must(k.do("PATCH", "api/v1/repos/acme/pub/issues/5/pin/1", k.writer.Token, nil), 204, "move 5 first")
+	k.must(k.do("PATCH", "api/v1/repos/acme/pub/issues/5/pin/1", k.owner.Token, nil), 204, "move 5 first")
 	if got := pinnedNumbers(t, k, ""); got != "5,3,1" {
 		t.Fatalf("pinned after the move = %s", got)
 	}
-	k.must(k.do("DELETE", "api/v1/repos/acme/pub/issues/3/pin", k.writer.Token, nil), 204, "unpin 3")
+	k.must(k.do("DELETE", "api/v1/repos/acme/pub/issues/3/pin", k.owner.Token, nil), 204, "unpin 3")
 	if got := pinnedNumbers(t, k, ""); got != "5,1" {
 		t.Fatalf("pinned after unpinning = %s", got)
 	}
 	if is, _ := pinsAllowed(t, k, ""); !is {
 		t.Fatal("new_pin_allowed after unpinning = false")
 	}
-	pin(2, k.writer.Token, 204)
+	pin(2, k.owner.Token, 204)
 	if got := pinnedNumbers(t, k, ""); got != "5,1,2" {
 		t.Fatalf("pinned at the end = %s", got)
 	}

@@ -40,7 +40,9 @@ func (a *API) contentsRoutes(r chi.Router) {
 	r.With(read).Get("/contents", a.getContents)
 	r.With(read).Get("/contents/", a.getContents) // how the Go SDK lists the root
 	r.With(write).Post("/contents", a.changeFiles)
-	r.With(write).Post("/diffpatch", a.applyDiffPatch)
+	// Gitea checks the permission before the token here (reqRepoWriter,
+	// then reqToken).
+	r.With(a.reqUnitWriteBeforeToken(repo.UnitCode), a.signedIn).Post("/diffpatch", a.applyDiffPatch)
 	r.With(read).Get("/licenses", a.listRepoLicenses)
 	for _, p := range []string{"/editorconfig/{filepath}", "/editorconfig/{filepath}/*"} {
 		r.With(read).Get(p, a.getEditorConfig)

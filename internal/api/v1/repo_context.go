@@ -97,8 +97,17 @@ func (a *API) reqUnitRead(unit string) func(http.Handler) http.Handler {
 // reqUnitWrite needs write access to unit: 404 when the unit is disabled or
 // unreadable, 403 when readable only.
 func (a *API) reqUnitWrite(unit string) func(http.Handler) http.Handler {
+	check := a.reqUnitWriteBeforeToken(unit)
+	return func(next http.Handler) http.Handler { return a.signedIn(check(next)) }
+}
+
+// reqUnitWriteBeforeToken checks write access to unit without asking for a
+// signed-in caller first, where Gitea puts reqRepoWriter before reqToken: a
+// signed-out caller then gets 403 on a public repository (404 on a private
+// one), not 401.
+func (a *API) reqUnitWriteBeforeToken(unit string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		return a.signedIn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rc := currentRepo(r)
 			if !rc.Repo.HasUnit(unit) || !rc.Perm.CanRead(unit) {
 				a.notFound(w, r)
@@ -113,6 +122,6 @@ func (a *API) reqUnitWrite(unit string) func(http.Handler) http.Handler {
 				return
 			}
 			next.ServeHTTP(w, r)
-		}))
+		})
 	}
 }
