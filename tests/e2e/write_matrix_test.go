@@ -469,6 +469,14 @@ func TestWriteRoutePermissions(t *testing.T) {
 		return func(full string) string { _, blob := k.file(full, path); return blob }
 	}
 
+	// self is the account a /user route acts on (the owner's, whose state
+	// a signed-out call must leave alone).
+	self := func(who string, _ int) string {
+		if who == "signed out" {
+			return "owner"
+		}
+		return k.users[who].Name
+	}
 	cases := []wmCase{
 		// Commit statuses: reqRepoReader(code) group, then reqToken, reqRepoWriter(code).
 		{
@@ -578,13 +586,8 @@ func TestWriteRoutePermissions(t *testing.T) {
 		// The caller's own avatar: /user group with reqToken.
 		{
 			route: "POST /user/avatar", method: "POST", targets: []string{"self"},
-			target: func(who string, _ int) string {
-				if who == "signed out" {
-					return "owner"
-				}
-				return k.users[who].Name
-			},
-			path: func(string) string { return "user/avatar" },
+			target: self,
+			path:   func(string) string { return "user/avatar" },
 			prep: func(name string) {
 				k.must(k.do("DELETE", "user/avatar", k.userTok(name), nil), 204, "reset avatar of "+name)
 			},
@@ -594,13 +597,8 @@ func TestWriteRoutePermissions(t *testing.T) {
 		},
 		{
 			route: "DELETE /user/avatar", method: "DELETE", targets: []string{"self"},
-			target: func(who string, _ int) string {
-				if who == "signed out" {
-					return "owner"
-				}
-				return k.users[who].Name
-			},
-			path: func(string) string { return "user/avatar" },
+			target: self,
+			path:   func(string) string { return "user/avatar" },
 			prep: func(name string) {
 				k.must(k.do("POST", "user/avatar", k.userTok(name), map[string]any{"image": k.png}), 204, "set avatar of "+name)
 			},
