@@ -71,8 +71,12 @@ func (o ListOptions) cachedCountRepos() ([]int64, bool) {
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	return ids, len(ids) > 0 && len(ids) <= maxTagTerms
+	return ids, len(ids) > 0 && len(ids) <= maxCachedCountRepos
 }
+
+// maxCachedCountRepos bounds the repositories whose versions a remembered
+// total is checked against (one IN list); wider searches are counted.
+const maxCachedCountRepos = 400
 
 // countSearch returns the number of issues matching where and args, from
 // the cache when o allows it and no searched repository changed since.

@@ -113,10 +113,6 @@ func (a *API) setOrgAvatar(upload bool) http.HandlerFunc {
 func (a *API) setRepoAvatar(upload bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rc := currentRepo(r)
-		if !rc.Perm.IsAdmin() {
-			a.errorJSON(w, http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
-			return
-		}
 		a.changeAvatar(w, r, upload, "repo:"+strconv.FormatInt(rc.Repo.ID, 10), rc.Repo.Avatar, func(name string) error {
 			return a.Repos.Store.SetAvatar(r.Context(), rc.Repo.ID, name)
 		})

@@ -42,7 +42,7 @@ func (a *API) contentsRoutes(r chi.Router) {
 	r.With(write).Post("/contents", a.changeFiles)
 	// Gitea checks the permission before the token here (reqRepoWriter,
 	// then reqToken).
-	r.With(a.reqUnitWriteBeforeToken(repo.UnitCode), a.signedIn).Post("/diffpatch", a.applyDiffPatch)
+	r.With(a.reqUnitWriteBeforeToken(repo.UnitCode)).Post("/diffpatch", a.applyDiffPatch)
 	r.With(read).Get("/licenses", a.listRepoLicenses)
 	for _, p := range []string{"/editorconfig/{filepath}", "/editorconfig/{filepath}/*"} {
 		r.With(read).Get(p, a.getEditorConfig)

@@ -65,17 +65,6 @@ func (a *API) loadWritableIssue(w http.ResponseWriter, r *http.Request) (*repoCo
 	return rc, is, ok
 }
 
-// loadAdminIssue is loadIssue for routes Gitea keeps to repository
-// administrators (pins, locks): 403 for everyone else who can read the issue.
-func (a *API) loadAdminIssue(w http.ResponseWriter, r *http.Request) (*issue.Issue, bool) {
-	rc, is, ok := a.loadIssue(w, r)
-	if ok && !rc.Perm.IsAdmin() {
-		a.errorJSON(w, http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
-		return nil, false
-	}
-	return is, ok
-}
-
 // canWriteIssue reports whether the caller may change issue metadata (labels,
 // milestone, assignees, state of others' issues).
 func canWriteIssue(rc *repoContext, is *issue.Issue) bool { return rc.Perm.CanWrite(issueUnit(is)) }
@@ -665,7 +654,7 @@ func (a *API) readableIssueRepos(ctx context.Context, r *http.Request, repoWhere
 
 // lockIssue serves PUT /repos/{owner}/{repo}/issues/{index}/lock.
 func (a *API) lockIssue(w http.ResponseWriter, r *http.Request) {
-	is, ok := a.loadAdminIssue(w, r)
+	_, is, ok := a.loadIssue(w, r)
 	if !ok {
 		return
 	}
@@ -687,7 +676,7 @@ func (a *API) lockIssue(w http.ResponseWriter, r *http.Request) {
 
 // unlockIssue serves DELETE /repos/{owner}/{repo}/issues/{index}/lock.
 func (a *API) unlockIssue(w http.ResponseWriter, r *http.Request) {
-	is, ok := a.loadAdminIssue(w, r)
+	_, is, ok := a.loadIssue(w, r)
 	if !ok {
 		return
 	}
@@ -701,7 +690,7 @@ func (a *API) unlockIssue(w http.ResponseWriter, r *http.Request) {
 // pinIssue serves POST and DELETE /repos/{owner}/{repo}/issues/{index}/pin.
 func (a *API) pinIssue(pinned bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		is, ok := a.loadAdminIssue(w, r)
+		_, is, ok := a.loadIssue(w, r)
 		if !ok {
 			return
 		}
@@ -715,7 +704,7 @@ func (a *API) pinIssue(pinned bool) http.HandlerFunc {
 
 // movePin serves PATCH /repos/{owner}/{repo}/issues/{index}/pin/{position}.
 func (a *API) movePin(w http.ResponseWriter, r *http.Request) {
-	is, ok := a.loadAdminIssue(w, r)
+	_, is, ok := a.loadIssue(w, r)
 	if !ok {
 		return
 	}

@@ -58,15 +58,24 @@ func (a *API) repoAssignment(next http.Handler) http.Handler {
 	})
 }
 
-// reqRepoAdmin lets through repository administrators.
+// reqRepoAdmin lets through signed-in repository administrators (Gitea's
+// reqToken, then reqAdmin).
 func (a *API) reqRepoAdmin(next http.Handler) http.Handler {
-	return a.signedIn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return a.signedIn(a.reqRepoAdminBeforeToken(next))
+}
+
+// reqRepoAdminBeforeToken lets through repository administrators without
+// asking for a signed-in caller first, where Gitea puts reqAdmin before
+// reqToken: a signed-out caller, never an administrator, then gets 403 on a
+// public repository, not 401.
+func (a *API) reqRepoAdminBeforeToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !currentRepo(r).Perm.IsAdmin() {
 			a.errorJSON(w, http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
 			return
 		}
 		next.ServeHTTP(w, r)
-	}))
+	})
 }
 
 // reqRepoOwner lets through the owner, organization owners and site admins.
@@ -103,8 +112,8 @@ func (a *API) reqUnitWrite(unit string) func(http.Handler) http.Handler {
 
 // reqUnitWriteBeforeToken checks write access to unit without asking for a
 // signed-in caller first, where Gitea puts reqRepoWriter before reqToken: a
-// signed-out caller then gets 403 on a public repository (404 on a private
-// one), not 401.
+// signed-out caller, who never has write access, then gets 403 on a public
+// repository (404 on a private one), not 401.
 func (a *API) reqUnitWriteBeforeToken(unit string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -114,11 +114,8 @@ func (a *API) routes() chi.Router {
 				a.repoTeamRoutes(r)
 				a.repoIssueHelperRoutes(r)
 				a.statusRoutes(r)
-				// The handlers check admin access, which a signed-out caller
-				// never has, with no token check first: Gitea puts reqAdmin
-				// before reqToken, so that caller gets 403, not 401.
-				r.Post("/avatar", a.setRepoAvatar(true))
-				r.Delete("/avatar", a.setRepoAvatar(false))
+				r.With(a.reqRepoAdminBeforeToken).Post("/avatar", a.setRepoAvatar(true))
+				r.With(a.reqRepoAdminBeforeToken).Delete("/avatar", a.setRepoAvatar(false))
 			})
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatIssue), a.repoAssignment)

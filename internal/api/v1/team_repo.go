@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
@@ -38,37 +37,20 @@ func (a *API) teamRepoNamed(w http.ResponseWriter, r *http.Request, tc *teamCtx)
 
 // listTeamRepos serves GET /teams/{id}/repos: the repositories the team
 // reaches (every repository of the organization for a team that includes
-// them all), paginated.
+// them all), paginated. Only team members and organization owners get here,
+// and each of them sees every such repository.
 func (a *API) listTeamRepos(w http.ResponseWriter, r *http.Request) {
 	tc, ok := a.loadTeam(w, r)
 	if !ok {
 		return
 	}
-	ctx := r.Context()
-	pg := a.paging(r)
 	where := "r.owner_id = ?"
 	args := []any{tc.org.ID}
 	if !tc.team.IncludesAllRepositories {
 		where += " AND r.id IN (SELECT tr.repo_id FROM team_repo tr WHERE tr.team_id = ?)"
 		args = append(args, tc.team.ID)
 	}
-	total, err := a.Repos.Store.Count(ctx, where, args...)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	list, err := a.Repos.List(ctx, "WHERE "+where+" ORDER BY r.lower_name, r.id"+db.LimitOffset(pg.Limit, pg.Offset()), args...)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	out, err := a.toRepos(ctx, doer(r), list)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.setTotal(w, r, pg, total)
-	writeJSON(w, http.StatusOK, out)
+	a.listReposWhere(w, r, where, args, "r.lower_name, r.id", false)
 }
 
 // getTeamRepo serves GET /teams/{id}/repos/{org}/{repo}: the repository when
