@@ -3,7 +3,7 @@
 # `git clone --no-local` from the same bare repository on disk (the floor), and
 # `git push --mirror` of the whole history into an empty repository against a
 # local `git push --mirror` into a bare repository without hooks. Also reports
-# the server's peak RSS. Usage: bash bench/git.sh [commits] [branches] [tags]
+# the server's peak RSS. Usage: [ROUNDS=7] bash bench/git.sh [commits] [branches] [tags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COMMITS=${1:-3000}
@@ -77,8 +77,9 @@ ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 peak_rss() { awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$PID/status; }
 
+ROUNDS=${ROUNDS:-7}
 push_floor=(); push_cairn=()
-for i in 1 2 3 4 5; do
+for i in $(seq "$ROUNDS"); do
   git init -q --bare "$WORK/floor-$i.git"
   t=$(date +%s%N); git -C "$WORK/src.git" push -q --mirror "$WORK/floor-$i.git"; push_floor+=("$(ms "$t")")
   curl -sf -u "$AUTH" -H 'Content-Type: application/json' -X POST "$URL/api/v1/user/repos" -d "{\"name\":\"push$i\"}" >/dev/null
@@ -89,10 +90,11 @@ done
 REPO_ID=$(curl -sf -u "$AUTH" "$URL/api/v1/repos/root/push1" | sed -E 's/^\{"id":([0-9]+),.*/\1/')
 SERVED="$CAIRN_DATA_DIR/repositories/$REPO_ID.git"
 clone_floor=(); clone_http=(); clone_ssh=()
-for i in 1 2 3 4 5; do
+for i in $(seq "$ROUNDS"); do
   t=$(date +%s%N); git clone -q --no-local --mirror "$SERVED" "$WORK/cf-$i.git"; clone_floor+=("$(ms "$t")")
   t=$(date +%s%N); git clone -q --mirror "http://127.0.0.1:$HTTP_PORT/root/push1.git" "$WORK/ch-$i.git"; clone_http+=("$(ms "$t")")
   t=$(date +%s%N); git clone -q --mirror "ssh://git@127.0.0.1:$SSH_PORT/root/push1.git" "$WORK/cs-$i.git"; clone_ssh+=("$(ms "$t")")
+  [ "$i" = 1 ] || rm -rf "$WORK/cf-$i.git" "$WORK/ch-$i.git" "$WORK/cs-$i.git"
 done
 [ "$(git -C "$WORK/ch-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "HTTP clone has the wrong refs"; exit 1; }
 [ "$(git -C "$WORK/cs-1.git" for-each-ref | wc -l)" = "$REFS" ] || { echo "SSH clone has the wrong refs"; exit 1; }
@@ -103,12 +105,22 @@ t=$(date +%s%N)
 for i in $(seq 20); do $GIT_SSH_COMMAND git@127.0.0.1 >/dev/null 2>&1 || true; done
 handshake=$(( ($(date +%s%N) - t) / 20000000 ))
 
-pf=$(median "${push_floor[@]}"); pc=$(median "${push_cairn[@]}")
-cf=$(median "${clone_floor[@]}"); ch=$(median "${clone_http[@]}"); cs=$(median "${clone_ssh[@]}")
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# Each round runs the floor and Cairn back to back; the ratio is the median
+# of the rounds' ratios, so load that drifts during the run cancels out.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+paired() { # paired <name of the Cairn times> <name of the floor times>
+  local -n c=$1 f=$2; local r=() i
+  for i in "${!c[@]}"; do r+=("$(ratio "${c[$i]}" "${f[$i]}")"); done
+  median "${r[@]}" | awk '{printf "%.2f", $1}'
+}
+row() { # row <operation> <name of the Cairn times> <name of the floor times>
+  local -n ct=$2 ft=$3
+  printf '| %s | %s | %s | %s |\n' "$1" "$(median "${ft[@]}")" "$(median "${ct[@]}")" "$(paired "$2" "$3")"
+}
+printf '\n%s rounds; times are medians, the ratio is the median of the rounds'"'"' ratios\n' "$ROUNDS"
 printf '\n| operation | floor (ms) | Cairn (ms) | ratio |\n|---|---|---|---|\n'
-printf '| clone over HTTP | %s | %s | %s |\n' "$cf" "$ch" "$(ratio "$ch" "$cf")"
-printf '| clone over SSH | %s | %s | %s |\n' "$cf" "$cs" "$(ratio "$cs" "$cf")"
-printf '| push --mirror (%s refs) over HTTP | %s | %s | %s |\n' "$REFS" "$pf" "$pc" "$(ratio "$pc" "$pf")"
+row "clone over HTTP" clone_http clone_floor
+row "clone over SSH" clone_ssh clone_floor
+row "push --mirror ($REFS refs) over HTTP" push_cairn push_floor
 printf '| SSH connection (handshake, no command) | | %s | |\n' "$handshake"
 printf '\nserver peak RSS: %s MB (repository on disk: %s)\n' "$(peak_rss)" "$SIZE"

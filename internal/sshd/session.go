@@ -143,7 +143,9 @@ func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string,
 	}
 	opts := git.ServiceOptions{Protocol: protocol, Env: env, Stdout: ch, Stderr: ch.Stderr()}
 	ctx := c.ctx
-	if cmd.svc == git.ReceivePack {
+	if cmd.svc != git.ReceivePack {
+		opts.Stdout = downloadWriter(ch, c.client, c.nc)
+	} else {
 		// A push runs to its end even when the client goes away: its input
 		// then ends (an incomplete pack changes nothing), and a complete one
 		// is applied and recorded by the hooks instead of being killed

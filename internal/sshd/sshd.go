@@ -75,6 +75,7 @@ type Server struct {
 // conn is one client connection.
 type conn struct {
 	nc       net.Conn
+	client   string          // the client's version string, set after the handshake
 	ctx      context.Context // ends when the connection ends or is cut
 	cancel   context.CancelFunc
 	sessions sync.WaitGroup
@@ -244,6 +245,7 @@ func (s *Server) serveConn(c *conn) {
 		return
 	}
 	_ = c.nc.SetDeadline(time.Time{})
+	c.client = string(sc.ClientVersion())
 	go ssh.DiscardRequests(reqs) // no global requests: no forwarding; keepalives get a reply
 	c.mu.Lock()
 	c.idle = time.AfterFunc(s.opts.IdleTimeout, c.close)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -394,4 +395,45 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestSSHCloneLargeRepository clones a repository much larger than the part
+// of the SSH window a download keeps in flight, with protocols v0 and v2,
+// so the data goes out under the flow limit of OpenSSH clients; the clones
+// must be complete and intact.
+func TestSSHCloneLargeRepository(t *testing.T) {
+	s := StartServer(t, WithSSH())
+	k := newSSHKit(t, s)
+	alice := s.CreateUser("alice")
+	key, pub := k.keygen("alice")
+	k.addUserKey(alice, "laptop", pub)
+	k.createRepo(alice.Token, "", "big", false)
+
+	// 8 MiB that does not compress: the pack is as large as the file.
+	data := make([]byte, 8<<20)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(data)
+	work := k.newWorkTree("README.md", "big\n")
+	if err := os.WriteFile(filepath.Join(work, "blob.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k.mustGit("", work, "add", "blob.bin")
+	k.mustGit("", work, "commit", "-q", "-m", "add a large file")
+	k.mustGit(key, work, "push", "-q", k.url("alice/big"), "main")
+	head := strings.TrimSpace(k.mustGit("", work, "rev-parse", "HEAD"))
+
+	for _, version := range []string{"0", "2"} {
+		dst := filepath.Join(t.TempDir(), "clone")
+		k.mustGit(key, "", "-c", "protocol.version="+version, "clone", "-q", k.url("alice/big"), dst)
+		k.mustGit("", dst, "fsck", "--strict")
+		if got := strings.TrimSpace(k.mustGit("", dst, "rev-parse", "HEAD")); got != head {
+			t.Fatalf("protocol v%s: cloned HEAD %s, want %s", version, got, head)
+		}
+		got, err := os.ReadFile(filepath.Join(dst, "blob.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("protocol v%s: the cloned file differs from the pushed one", version)
+		}
+	}
 }
