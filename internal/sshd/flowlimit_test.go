@@ -175,6 +175,22 @@ func download(ch ssh.Channel, w io.Writer, size int) <-chan error {
 	return done
 }
 
+// receiveAll reads the client's side to its end, waits for the download
+// and checks that every byte arrived.
+func (p channelPair) receiveAll(t *testing.T, done <-chan error, size int) {
+	t.Helper()
+	got, err := io.ReadAll(p.client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, pattern(size)) {
+		t.Fatalf("the client received %d bytes that differ from the %d sent", len(got), size)
+	}
+}
+
 func pattern(size int) []byte {
 	b := make([]byte, size)
 	for i := range b {
@@ -198,16 +214,7 @@ func TestFlowLimiterHoldsBackUntilTheClientReads(t *testing.T) {
 	if sent := settle(out); sent < limit || sent > limit+32<<10 {
 		t.Fatalf("%d bytes went out to a client that reads nothing, want the limit (%d)", sent, limit)
 	}
-	got, err := io.ReadAll(p.client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, pattern(size)) {
-		t.Fatalf("the client received %d bytes that differ from the %d sent", len(got), size)
-	}
+	p.receiveAll(t, done, size)
 }
 
 func TestFlowLimiterGivesUpOnAStalledClient(t *testing.T) {
@@ -224,16 +231,7 @@ func TestFlowLimiterGivesUpOnAStalledClient(t *testing.T) {
 	if sent := settle(out); sent != 2<<20 {
 		t.Fatalf("%d bytes went out after the stall, want the whole window (%d)", sent, 2<<20)
 	}
-	got, err := io.ReadAll(p.client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, pattern(size)) {
-		t.Fatal("the client received other bytes than were sent")
-	}
+	p.receiveAll(t, done, size)
 }
 
 func TestFlowLimiterEndsWhenTheChannelCloses(t *testing.T) {

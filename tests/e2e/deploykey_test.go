@@ -236,9 +236,7 @@ func TestDeployKeysAPI(t *testing.T) {
 func TestDeployKeysSSH(t *testing.T) {
 	s := StartServer(t, WithSSH())
 	k := newSSHKit(t, s)
-	alice := s.CreateUser("alice")
-	aliceKey, alicePub := k.keygen("alice")
-	k.addUserKey(alice, "laptop", alicePub)
+	alice, aliceKey := k.userWithKey("alice")
 	for _, name := range []string{"app", "lib", "site"} {
 		k.createRepo(alice.Token, "", name, true)
 	}

@@ -142,6 +142,16 @@ func (k *sshKit) addUserKey(u *User, title, pub string) {
 	}
 }
 
+// userWithKey creates a user with a registered key and returns the user
+// and the private key's path.
+func (k *sshKit) userWithKey(name string) (*User, string) {
+	k.t.Helper()
+	u := k.s.CreateUser(name)
+	key, pub := k.keygen(name)
+	k.addUserKey(u, "laptop", pub)
+	return u, key
+}
+
 // createRepo creates an empty repository for the token's holder (or the
 // organization org when set).
 func (k *sshKit) createRepo(tok, org, name string, private bool) {
@@ -198,9 +208,7 @@ func (k *sshKit) cloneAndRead(key, fullName, file string) string {
 func TestSSHGitUserKeys(t *testing.T) {
 	s := StartServer(t, WithSSH())
 	k := newSSHKit(t, s)
-	alice := s.CreateUser("alice")
-	aliceKey, alicePub := k.keygen("alice")
-	k.addUserKey(alice, "laptop", alicePub)
+	alice, aliceKey := k.userWithKey("alice")
 	k.createRepo(alice.Token, "", "proj", true)
 
 	// Push to the empty repository, then clone it back.
@@ -277,9 +285,7 @@ func TestSSHGitUserKeys(t *testing.T) {
 		k.mustGit(aliceKey, work, "push", "-q", k.url("acme/tool"), "main")
 		readers := ok.createTeam(alice, "acme", map[string]any{"name": "readers", "permission": "read",
 			"units": []string{"repo.code"}, "includes_all_repositories": true})
-		bob := s.CreateUser("bob")
-		bobKey, bobPub := k.keygen("bob")
-		k.addUserKey(bob, "bob", bobPub)
+		_, bobKey := k.userWithKey("bob")
 		ok.addToTeam(alice, readers.ID, "bob")
 		if got := k.cloneAndRead(bobKey, "acme/tool", "README.md"); got != "second\n" {
 			t.Fatalf("reader clone = %q", got)
@@ -291,9 +297,7 @@ func TestSSHGitUserKeys(t *testing.T) {
 			t.Fatalf("after a refused push README = %q", got)
 		}
 
-		carol := s.CreateUser("carol")
-		carolKey, carolPub := k.keygen("carol")
-		k.addUserKey(carol, "carol", carolPub)
+		_, carolKey := k.userWithKey("carol")
 		for _, repo := range []string{"alice/proj", "acme/tool", "alice/does-not-exist"} {
 			k.failGit(carolKey, "", "Repository not found or you do not have access.", "ls-remote", k.url(repo))
 			k.failGit(carolKey, work, "Repository not found or you do not have access.", "push", k.url(repo), "main")
@@ -322,9 +326,7 @@ func TestSSHGitUserKeys(t *testing.T) {
 	})
 
 	t.Run("accounts that may not sign in are refused", func(t *testing.T) {
-		dave := s.CreateUser("dave")
-		daveKey, davePub := k.keygen("dave")
-		k.addUserKey(dave, "dave", davePub)
+		dave, daveKey := k.userWithKey("dave")
 		k.createRepo(dave.Token, "", "mine", false)
 		k.mustGit(daveKey, "", "ls-remote", k.url("dave/mine"))
 		resp := s.Do("PATCH", "api/v1/admin/users/dave", Token(s.AdminTok), JSON(map[string]any{"prohibit_login": true, "login_name": "dave", "source_id": 0}))
@@ -368,9 +370,7 @@ func TestSSHGitUserKeys(t *testing.T) {
 func TestSSHAnonymousClone(t *testing.T) {
 	s := StartServer(t, WithSSH(), WithEnv("CAIRN_SERVER_SSH_ANONYMOUS_CLONE=true"))
 	k := newSSHKit(t, s)
-	alice := s.CreateUser("alice")
-	aliceKey, alicePub := k.keygen("alice")
-	k.addUserKey(alice, "laptop", alicePub)
+	alice, aliceKey := k.userWithKey("alice")
 	k.createRepo(alice.Token, "", "open", false)
 	k.createRepo(alice.Token, "", "secret", true)
 	work := k.newWorkTree("README.md", "public\n")
@@ -404,9 +404,7 @@ func lastLines(s string, n int) string {
 func TestSSHCloneLargeRepository(t *testing.T) {
 	s := StartServer(t, WithSSH())
 	k := newSSHKit(t, s)
-	alice := s.CreateUser("alice")
-	key, pub := k.keygen("alice")
-	k.addUserKey(alice, "laptop", pub)
+	alice, key := k.userWithKey("alice")
 	k.createRepo(alice.Token, "", "big", false)
 
 	// 8 MiB that does not compress: the pack is as large as the file.
