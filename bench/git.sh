@@ -123,4 +123,6 @@ row "clone over HTTP" clone_http clone_floor
 row "clone over SSH" clone_ssh clone_floor
 row "push --mirror ($REFS refs) over HTTP" push_cairn push_floor
 printf '| SSH connection (handshake, no command) | | %s | |\n' "$handshake"
+printf '\nper round (ms): clone floor %s; HTTP %s; SSH %s; push floor %s; push Cairn %s\n' \
+  "${clone_floor[*]}" "${clone_http[*]}" "${clone_ssh[*]}" "${push_floor[*]}" "${push_cairn[*]}"
 printf '\nserver peak RSS: %s MB (repository on disk: %s)\n' "$(peak_rss)" "$SIZE"
