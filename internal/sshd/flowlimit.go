@@ -25,7 +25,7 @@ import (
 // 2-4 MB copies and about 100,000 page faults in the client, some 150 ms:
 // an SSH clone took 1.2× as long as a local one. With a quarter of the
 // window in flight the client's buffer settles at a fixed size and the cost
-// goes away (bench/git.sh: 1.02×).
+// goes away (bench/git.sh: 1.06×, as over HTTP).
 //
 // The limit never caps the link below minLinkRate: on a link whose
 // round trip needs more in flight than that, the window is used whole.
