@@ -141,17 +141,17 @@ func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string,
 	if denied != "" {
 		return say(denied)
 	}
-	opts := git.ServiceOptions{Protocol: protocol, Env: env, Stdout: ch, Stderr: ch.Stderr()}
+	opts := git.ServiceOptions{Protocol: protocol, Env: env, Stderr: ch.Stderr()}
 	ctx := c.ctx
-	if cmd.svc != git.ReceivePack {
-		opts.Stdout = downloadWriter(ch, c.client, c.nc)
-	} else {
+	if cmd.svc == git.ReceivePack {
 		// A push runs to its end even when the client goes away: its input
 		// then ends (an incomplete pack changes nothing), and a complete one
 		// is applied and recorded by the hooks instead of being killed
 		// half-way. Only a forced shutdown stops it.
 		ctx = s.hard
 		opts.Stdout, opts.Stderr = &lenientWriter{w: ch}, &lenientWriter{w: ch.Stderr()}
+	} else {
+		opts.Stdout = downloadWriter(ch, c.client, c.nc)
 	}
 	return s.runGit(ctx, ch, s.opts.Repos.Path(rp), cmd.svc, opts)
 }

@@ -24,11 +24,7 @@ func newRelKit(t *testing.T, s *Server) *relKit { return &relKit{t: t, s: s} }
 // do sends a request with a token ("" for signed out) and a JSON body (nil for none).
 func (k *relKit) do(method, path, tok string, body any) *Response {
 	k.t.Helper()
-	opts := []RequestOption{Token(tok)}
-	if body != nil {
-		opts = append(opts, JSON(body))
-	}
-	return k.s.Do(method, "api/v1/"+path, opts...)
+	return k.s.API(method, path, tok, body)
 }
 
 // want fails unless resp has the status and, when msg is set, a message containing it.

@@ -369,6 +369,17 @@ func (s *Server) Do(method, path string, opts ...RequestOption) *Response {
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
+// API sends a request to api/v1/path with a token ("" for signed out) and a
+// JSON body (nil for none).
+func (s *Server) API(method, path, tok string, body any) *Response {
+	s.t.Helper()
+	opts := []RequestOption{Token(tok)}
+	if body != nil {
+		opts = append(opts, JSON(body))
+	}
+	return s.Do(method, "api/v1/"+path, opts...)
+}
+
 // Cairn runs the binary with the server's environment (admin commands).
 func (s *Server) Cairn(args ...string) (string, error) {
 	cmd := exec.Command(cairnBinary(s.t), args...)

@@ -38,11 +38,7 @@ func TestMergeUpstream(t *testing.T) {
 	mustStatus(t, s.Do("POST", "api/v1/repos/alice/up/forks", Token(bob.Token), JSON(map[string]any{})), http.StatusAccepted, "fork")
 	sync := func(tok string, body any) *Response {
 		t.Helper()
-		opts := []RequestOption{Token(tok)}
-		if body != nil {
-			opts = append(opts, JSON(body))
-		}
-		return s.Do("POST", "api/v1/repos/bob/up/merge-upstream", opts...)
+		return s.API("POST", "repos/bob/up/merge-upstream", tok, body)
 	}
 	style := func(r *Response) string {
 		t.Helper()

@@ -72,11 +72,7 @@ type rtRepo struct {
 // JSON body (nil for none).
 func (k *rtKit) api(method, path, tok string, body any) *Response {
 	k.t.Helper()
-	opts := []RequestOption{Token(tok)}
-	if body != nil {
-		opts = append(opts, JSON(body))
-	}
-	return k.s.Do(method, "api/v1/"+path, opts...)
+	return k.s.API(method, path, tok, body)
 }
 
 // message is the "message" of an API error.

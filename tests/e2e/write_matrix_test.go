@@ -58,11 +58,7 @@ func (k *wmKit) next() int { k.n++; return k.n }
 // do sends a request to api/v1/path with a token ("" signed out) and a JSON body (nil: none).
 func (k *wmKit) do(method, path, tok string, body any) *Response {
 	k.t.Helper()
-	opts := []RequestOption{Token(tok)}
-	if body != nil {
-		opts = append(opts, JSON(body))
-	}
-	return k.s.Do(method, "api/v1/"+path, opts...)
+	return k.s.API(method, path, tok, body)
 }
 
 // must fails the test at once unless resp has status want (setup only).
