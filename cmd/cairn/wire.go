@@ -65,7 +65,12 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		return nil, err
 	}
 	a := &app{cfg: cfg, db: d}
-	a.users = user.NewService(d, user.Options{MinPasswordLength: cfg.Security.MinPasswordLength})
+	throttle := auth.NewThrottle(auth.ThrottleOptions{
+		PerAccount: cfg.Security.LoginFailuresPerAccount,
+		PerAddress: cfg.Security.LoginFailuresPerAddress,
+		Window:     cfg.Security.LoginFailureWindow,
+	})
+	a.users = user.NewService(d, user.Options{MinPasswordLength: cfg.Security.MinPasswordLength, Throttle: throttle})
 	a.tokens = auth.NewTokens(d)
 	a.authn = auth.NewAuthenticator(a.users, a.tokens)
 	a.access = access.NewChecker(d)
@@ -148,7 +153,7 @@ func (a *app) handler() http.Handler {
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
 		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api,
 	})
-	return mux
+	return api.GuardPaths(mux)
 }
 
 // workers are the background tasks of a running server.

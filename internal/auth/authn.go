@@ -41,7 +41,8 @@ func NewAuthenticator(users *user.Service, tokens *Tokens) *Authenticator {
 }
 
 // Authenticate returns the caller's identity, nil when the request carries no
-// credentials, or a 401 error when it carries wrong ones. URL tokens
+// credentials, a 401 error when it carries wrong ones, or a 429 error while
+// password checks for the account or address are throttled. URL tokens
 // (?token=, ?access_token=) are read only when allowURLToken is set: API routes.
 func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Identity, error) {
 	ctx := r.Context()
@@ -60,7 +61,7 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 			if !ok {
 				return nil, errs.Unauthorized("invalid basic authentication header")
 			}
-			return a.Basic(ctx, name, pw)
+			return a.Basic(ctx, r.RemoteAddr, name, pw)
 		default:
 			return nil, errs.Unauthorized("unsupported authorization scheme")
 		}
@@ -78,8 +79,10 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 
 // Basic checks a basic-auth pair: a token as password (any user name), a
 // token as user name with an empty or "x-oauth-basic" password, or a user name
-// or e-mail with the account's password.
-func (a *Authenticator) Basic(ctx context.Context, name, pw string) (*Identity, error) {
+// or e-mail with the account's password, throttled per account and per
+// client (the caller's address, http.Request.RemoteAddr). Tokens come first,
+// so a valid token is never throttled.
+func (a *Authenticator) Basic(ctx context.Context, client, name, pw string) (*Identity, error) {
 	if looksLikeToken(pw) {
 		if id, err := a.byToken(ctx, pw); err == nil {
 			return id, nil
@@ -88,7 +91,7 @@ func (a *Authenticator) Basic(ctx context.Context, name, pw string) (*Identity, 
 	if looksLikeToken(name) && (pw == "" || pw == "x-oauth-basic") {
 		return a.byToken(ctx, name)
 	}
-	u, err := a.users.Authenticate(ctx, name, pw)
+	u, err := a.users.Authenticate(ctx, name, pw, client)
 	if err != nil {
 		return nil, err
 	}

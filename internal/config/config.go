@@ -114,6 +114,16 @@ type AttachmentSection struct {
 type SecuritySection struct {
 	ImportLocalPaths  bool `key:"IMPORT_LOCAL_PATHS" default:"false"`
 	MinPasswordLength int  `key:"MIN_PASSWORD_LENGTH" default:"1"`
+	// LoginFailuresPerAccount is how many failed password checks one login
+	// may have in LoginFailureWindow before password checks for it are
+	// refused with 429 until the window ends; 0 turns the limit off.
+	LoginFailuresPerAccount int `key:"LOGIN_FAILURES_PER_ACCOUNT" default:"10"`
+	// LoginFailuresPerAddress is the same limit per client address (IPv4
+	// address, IPv6 /64), over all logins; 0 turns it off.
+	LoginFailuresPerAddress int `key:"LOGIN_FAILURES_PER_ADDRESS" default:"30"`
+	// LoginFailureWindow is how long failures count, from the first; 0 turns
+	// the throttle off.
+	LoginFailureWindow time.Duration `key:"LOGIN_FAILURE_WINDOW" default:"15m"`
 }
 
 // MigrationsSection is [migrations].

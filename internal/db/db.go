@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
 	_ "modernc.org/sqlite"           // SQLite driver (pure Go)
 )
@@ -404,6 +405,23 @@ func IsUniqueViolation(err error) bool {
 	s := strings.ToLower(err.Error())
 	return strings.Contains(s, "unique constraint") || strings.Contains(s, "duplicate key") ||
 		strings.Contains(s, "duplicate entry") || strings.Contains(s, "sqlstate 23505")
+}
+
+// IsDataError reports whether err is the database refusing a value it cannot
+// store: a string longer than its column or holding a character the column's
+// encoding lacks (PostgreSQL's data exceptions, MySQL's errors 1406 and 1366).
+// Requests are checked before they reach the database; this names what a
+// missed check let through, so it answers as bad input rather than a crash.
+func IsDataError(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "22")
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1406 || me.Number == 1366
+	}
+	return false
 }
 
 // LimitOffset renders a LIMIT/OFFSET clause.

@@ -12,15 +12,16 @@ type Kind int
 
 // The error kinds.
 const (
-	KindInternal      Kind = iota
-	KindNotFound           // 404
-	KindAlreadyExists      // 409 (or 422 where Gitea answers so)
-	KindInvalid            // 422
-	KindForbidden          // 403
-	KindUnauthorized       // 401
-	KindConflict           // 409
-	KindBadRequest         // 400
-	KindTooLarge           // 413
+	KindInternal        Kind = iota
+	KindNotFound             // 404
+	KindAlreadyExists        // 409 (or 422 where Gitea answers so)
+	KindInvalid              // 422
+	KindForbidden            // 403
+	KindUnauthorized         // 401
+	KindConflict             // 409
+	KindBadRequest           // 400
+	KindTooLarge             // 413
+	KindTooManyRequests      // 429, with RetryAfter
 )
 
 // Error is a domain error with a kind and a user-facing message.
@@ -31,7 +32,10 @@ type Error struct {
 	Status int
 	// Fields names the request fields that failed validation.
 	Fields []string
-	Err    error
+	// RetryAfter is the number of seconds after which a refused
+	// request may be tried again (KindTooManyRequests).
+	RetryAfter int
+	Err        error
 }
 
 func (e *Error) Error() string {
@@ -78,6 +82,14 @@ func Conflict(format string, args ...any) *Error { return newf(KindConflict, for
 
 // BadRequest reports a malformed request (400).
 func BadRequest(format string, args ...any) *Error { return newf(KindBadRequest, format, args...) }
+
+// TooManyRequests refuses a request for now (429): it may be tried again
+// after retryAfter seconds.
+func TooManyRequests(retryAfter int, format string, args ...any) *Error {
+	e := newf(KindTooManyRequests, format, args...)
+	e.RetryAfter = retryAfter
+	return e
+}
 
 // WithStatus returns a copy of e answering with status instead of the kind's.
 func (e *Error) WithStatus(status int) *Error {

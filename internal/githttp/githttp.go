@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-forge/cairn/internal/access"
@@ -101,6 +102,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 	if r.Header.Get("Authorization") != "" {
 		var err error
 		id, err = h.Authn.Authenticate(r, false)
+		var e *errs.Error
+		if errors.As(err, &e) && e.Kind == errs.KindTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+			http.Error(w, "Too many failed sign-in attempts: try again in "+strconv.Itoa(e.RetryAfter)+" seconds, or use an access token.", http.StatusTooManyRequests)
+			return
+		}
 		if err != nil {
 			h.unauthorized(w, "Authentication failed: wrong user name, password or token.")
 			return

@@ -175,8 +175,8 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 	if branch == "" {
 		branch = s.cfg.Repository.DefaultBranch
 	}
-	if !git.ValidBranchName(branch) {
-		return nil, errs.InvalidField("default_branch", "invalid default branch name %q", branch)
+	if err := ValidateDefaultBranch(branch); err != nil {
+		return nil, err
 	}
 	format := o.ObjectFormat
 	if format == "" {
@@ -442,8 +442,8 @@ func (h repoDeleteHook) Purge(ctx context.Context, u *user.User) error {
 // CheckDefaultBranch refuses a default branch that is not a valid name, or
 // that does not exist in a repository that has branches.
 func (s *Service) CheckDefaultBranch(ctx context.Context, r *Repository, branch string) error {
-	if !git.ValidBranchName(branch) {
-		return errs.InvalidField("default_branch", "invalid branch name %q", branch)
+	if err := ValidateDefaultBranch(branch); err != nil {
+		return err
 	}
 	if r.IsEmpty {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -62,16 +63,19 @@ func (s *Service) CreateStatus(ctx context.Context, r *Repository, doer *user.Us
 	if !ValidStatusState(o.State) {
 		return nil, errs.InvalidField("state", "[State]: must be one of error, failure, pending, success, warning; got %q", o.State)
 	}
-	if len(o.TargetURL) > 2048 || len(o.Description) > 1024 {
-		return nil, errs.Invalid("target_url (2048) or description (1024) is too long")
+	if utf8.RuneCountInString(o.TargetURL) > 2048 {
+		return nil, errs.InvalidField("target_url", "[TargetURL]: MaxSize (at most 2048 characters)")
+	}
+	if utf8.RuneCountInString(o.Description) > 1024 {
+		return nil, errs.InvalidField("description", "[Description]: MaxSize (at most 1024 characters)")
 	}
 	c := &CommitStatus{RepoID: r.ID, SHA: sha, State: o.State, TargetURL: strings.TrimSpace(o.TargetURL),
 		Description: o.Description, Context: strings.TrimSpace(o.Context), CreatorID: doer.ID}
 	if c.Context == "" {
 		c.Context = "default"
 	}
-	if len(c.Context) > 255 {
-		return nil, errs.InvalidField("context", "[Context]: at most 255 characters")
+	if utf8.RuneCountInString(c.Context) > 255 {
+		return nil, errs.InvalidField("context", "[Context]: MaxSize (at most 255 characters)")
 	}
 	now := time.Now()
 	c.Created, c.Updated = now.Truncate(time.Second), now.Truncate(time.Second)

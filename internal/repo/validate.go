@@ -5,10 +5,26 @@ import (
 	"strings"
 
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/git"
 )
 
 // MaxNameLength is the longest repository name.
 const MaxNameLength = 100
+
+// MaxDefaultBranchLength is the longest default branch name, as Gitea's.
+const MaxDefaultBranchLength = 100
+
+// ValidateDefaultBranch refuses a default branch that is not a valid branch
+// name of at most MaxDefaultBranchLength characters (422 naming the field).
+func ValidateDefaultBranch(branch string) error {
+	if len(branch) > MaxDefaultBranchLength {
+		return errs.InvalidField("default_branch", "[DefaultBranch]: MaxSize (at most %d characters)", MaxDefaultBranchLength)
+	}
+	if !git.ValidBranchName(branch) {
+		return errs.InvalidField("default_branch", "invalid default branch name %q", branch)
+	}
+	return nil
+}
 
 var repoNameChars = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 

@@ -25,6 +25,15 @@ type Service struct {
 	params password.Params
 	minPw  int
 	hooks  []DeleteHook
+	guard  Throttle
+}
+
+// Throttle guards password checks against guessing (auth.Throttle).
+type Throttle interface {
+	// Begin asks to check a password of login for a caller at client (a
+	// network address as in http.Request.RemoteAddr); it refuses with a 429
+	// error, or lets the check go on and is told by done whether it failed.
+	Begin(ctx context.Context, login, client string) (done func(failed bool), err error)
 }
 
 // Options configures a Service.
@@ -32,6 +41,8 @@ type Options struct {
 	PasswordParams    password.Params
 	MinPasswordLength int
 	DeleteHooks       []DeleteHook
+	// Throttle, when set, limits failed password checks.
+	Throttle Throttle
 }
 
 // NewService returns the account service.
@@ -42,7 +53,7 @@ func NewService(d *db.DB, o Options) *Service {
 	if o.MinPasswordLength < 1 {
 		o.MinPasswordLength = 1
 	}
-	return &Service{db: d, Store: NewStore(d), params: o.PasswordParams, minPw: o.MinPasswordLength, hooks: o.DeleteHooks}
+	return &Service{db: d, Store: NewStore(d), params: o.PasswordParams, minPw: o.MinPasswordLength, hooks: o.DeleteHooks, guard: o.Throttle}
 }
 
 // AddDeleteHook registers a participant in user deletion. Call it only while wiring.
@@ -154,8 +165,29 @@ func (s *Service) insertEmail(ctx context.Context, uid int64, email string, prim
 	return err
 }
 
-// Authenticate checks a login (user name or e-mail) and password.
-func (s *Service) Authenticate(ctx context.Context, login, pw string) (*User, error) {
+// Authenticate checks a login (user name or e-mail) and password given by a
+// caller at client (http.Request.RemoteAddr). Every password sign-in goes
+// through here, so the Throttle sees them all: a login or address with too
+// many recent failures is refused (429) before the password is verified.
+func (s *Service) Authenticate(ctx context.Context, login, pw, client string) (*User, error) {
+	done, err := s.beginCheck(ctx, login, client)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.authenticate(ctx, login, pw)
+	done(errs.Is(err, errs.KindUnauthorized))
+	return u, err
+}
+
+// beginCheck asks the Throttle, if any, to check a password of login.
+func (s *Service) beginCheck(ctx context.Context, login, client string) (func(failed bool), error) {
+	if s.guard == nil {
+		return func(bool) {}, nil
+	}
+	return s.guard.Begin(ctx, login, client)
+}
+
+func (s *Service) authenticate(ctx context.Context, login, pw string) (*User, error) {
 	var u *User
 	var err error
 	if strings.Contains(login, "@") {
@@ -178,9 +210,16 @@ func (s *Service) Authenticate(ctx context.Context, login, pw string) (*User, er
 // the default parameters and matches no password.
 const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$Y2Fpcm4tdGltaW5nLXNhbHQ$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 
-// ChangePassword sets a new password after checking the old one (which has no length rule).
-func (s *Service) ChangePassword(ctx context.Context, u *User, oldPw, newPw string) error {
-	if !password.Verify(u.PasswdHash, oldPw) {
+// ChangePassword sets a new password after checking the old one (which has
+// no length rule); the check is throttled like a sign-in of u from client.
+func (s *Service) ChangePassword(ctx context.Context, u *User, oldPw, newPw, client string) error {
+	done, err := s.beginCheck(ctx, u.Name, client)
+	if err != nil {
+		return err
+	}
+	ok := password.Verify(u.PasswdHash, oldPw)
+	done(!ok)
+	if !ok {
 		return errs.InvalidField("old_password", "the old password is not correct")
 	}
 	return s.SetPassword(ctx, u, newPw, false)

@@ -12,9 +12,11 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/user"
 )
 
-// common sets the headers every API answer carries, recovers panics and, when
+// common sets the headers every API answer carries, recovers panics, refuses
+// query parameters that cannot be stored (checkQuery) and, when
 // [debug] QUERY_COUNT_HEADER is on, counts the request's queries.
 func (a *API) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,6 +33,10 @@ func (a *API) common(next http.Handler) http.Handler {
 				a.errorJSON(w, http.StatusInternalServerError, "internal server error")
 			}
 		}()
+		if err := checkQuery(r); err != nil {
+			a.fail(w, r, err)
+			return
+		}
 		if a.Config.Debug.QueryCountHeader {
 			var n atomic.Int64
 			r = r.WithContext(db.WithQueryCounter(r.Context(), &n))
@@ -99,8 +105,11 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 				writeJSON(w, http.StatusForbidden, map[string]string{"message": "Only administrators allowed to sudo."})
 				return
 			}
-			target, err := a.Users.Store.GetByName(r.Context(), sudo)
-			if err != nil || target.IsOrganization() {
+			var target *user.User
+			if storableText("sudo", sudo) == nil {
+				target, err = a.Users.Store.GetByName(r.Context(), sudo)
+			}
+			if target == nil || err != nil || target.IsOrganization() {
 				a.fail(w, r, errs.NotFound("user does not exist [name: %s]", sudo))
 				return
 			}

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 )
 
@@ -33,7 +35,11 @@ func empty(w http.ResponseWriter, status int) { w.WriteHeader(status) }
 // fail writes a domain error in Gitea's error shape with the status its kind maps to.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *errs.Error
-	if !errors.As(err, &e) {
+	if !errors.As(err, &e) && db.IsDataError(err) {
+		slog.Warn("api input refused by the database", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = errs.Invalid("a value is too long or holds a character that cannot be stored")
+	}
+	if e == nil {
 		if r.Context().Err() != nil {
 			// The client went away mid-request: nobody reads the answer,
 			// and it is not the server's fault.
@@ -54,6 +60,9 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status >= 500 {
 		slog.Error("api error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
 	}
 	body := types.APIError{Message: e.Error(), URL: a.swaggerURL}
 	if status == http.StatusNotFound {
@@ -78,6 +87,8 @@ func statusOf(k errs.Kind) int {
 		return http.StatusBadRequest
 	case errs.KindTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case errs.KindTooManyRequests:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -93,8 +104,17 @@ func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
 
 // decode reads a JSON body into v. Malformed JSON and wrong types answer 422
 // naming the field, as Gitea's binding does.
+//
+// The body must declare JSON (checkJSONContentType), and every string in it
+// must be storable and within its field's limit (checkRequestStrings).
 func decode(r *http.Request, v any) error {
-	body := http.MaxBytesReader(nil, r.Body, maxJSONBody)
+	body := bufio.NewReader(http.MaxBytesReader(nil, r.Body, maxJSONBody))
+	if _, err := body.Peek(1); errors.Is(err, io.EOF) {
+		return errs.Invalid("request body is empty: a JSON object is expected")
+	}
+	if err := checkJSONContentType(r); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(body)
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -120,7 +140,7 @@ func decode(r *http.Request, v any) error {
 	if dec.More() {
 		return errs.Invalid("invalid JSON body: unexpected data after the JSON value")
 	}
-	return nil
+	return checkRequestStrings(v)
 }
 
 // fieldTitle renders a JSON key like Gitea's binding field names: full_name -> FullName.

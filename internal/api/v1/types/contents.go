@@ -69,8 +69,8 @@ type FileDeleteResponse struct {
 
 // Identity is Gitea's Identity: a git author or committer.
 type Identity struct {
-	Name  string `json:"name"`
-	Email string `json:"email"`
+	Name  string `json:"name" binding:"MaxSize(100)"`
+	Email string `json:"email" binding:"MaxSize(254)"`
 }
 
 // CommitDateOptions is Gitea's CommitDateOptions; zero times mean now.
@@ -82,25 +82,25 @@ type CommitDateOptions struct {
 // CreateFileOptions is the body of POST /repos/{owner}/{repo}/contents/{filepath}.
 type CreateFileOptions struct {
 	Author    Identity          `json:"author"`
-	Branch    string            `json:"branch"`
+	Branch    string            `json:"branch" binding:"MaxSize(100)"`
 	Committer Identity          `json:"committer"`
-	Content   string            `json:"content"`
+	Content   string            `json:"content" binding:"Text"`
 	Dates     CommitDateOptions `json:"dates"`
-	Message   string            `json:"message"`
-	NewBranch string            `json:"new_branch"`
+	Message   string            `json:"message" binding:"Text"`
+	NewBranch string            `json:"new_branch" binding:"MaxSize(100)"`
 	Signoff   bool              `json:"signoff"`
 }
 
 // UpdateFileOptions is the body of PUT /repos/{owner}/{repo}/contents/{filepath}.
 type UpdateFileOptions struct {
 	Author    Identity          `json:"author"`
-	Branch    string            `json:"branch"`
+	Branch    string            `json:"branch" binding:"MaxSize(100)"`
 	Committer Identity          `json:"committer"`
-	Content   string            `json:"content"`
+	Content   string            `json:"content" binding:"Text"`
 	Dates     CommitDateOptions `json:"dates"`
-	FromPath  string            `json:"from_path"`
-	Message   string            `json:"message"`
-	NewBranch string            `json:"new_branch"`
+	FromPath  string            `json:"from_path" binding:"MaxSize(4096)"`
+	Message   string            `json:"message" binding:"Text"`
+	NewBranch string            `json:"new_branch" binding:"MaxSize(100)"`
 	SHA       string            `json:"sha"`
 	Signoff   bool              `json:"signoff"`
 }
@@ -108,11 +108,11 @@ type UpdateFileOptions struct {
 // DeleteFileOptions is the body of DELETE /repos/{owner}/{repo}/contents/{filepath}.
 type DeleteFileOptions struct {
 	Author    Identity          `json:"author"`
-	Branch    string            `json:"branch"`
+	Branch    string            `json:"branch" binding:"MaxSize(100)"`
 	Committer Identity          `json:"committer"`
 	Dates     CommitDateOptions `json:"dates"`
-	Message   string            `json:"message"`
-	NewBranch string            `json:"new_branch"`
+	Message   string            `json:"message" binding:"Text"`
+	NewBranch string            `json:"new_branch" binding:"MaxSize(100)"`
 	SHA       string            `json:"sha"`
 	Signoff   bool              `json:"signoff"`
 }
@@ -120,20 +120,20 @@ type DeleteFileOptions struct {
 // ChangeFileOperation is one file of a ChangeFilesOptions.
 type ChangeFileOperation struct {
 	Operation string `json:"operation"`
-	Path      string `json:"path"`
-	Content   string `json:"content"`
+	Path      string `json:"path" binding:"MaxSize(4096)"`
+	Content   string `json:"content" binding:"Text"`
 	SHA       string `json:"sha"`
-	FromPath  string `json:"from_path"`
+	FromPath  string `json:"from_path" binding:"MaxSize(4096)"`
 }
 
 // ChangeFilesOptions is the body of POST /repos/{owner}/{repo}/contents.
 type ChangeFilesOptions struct {
 	Author    Identity               `json:"author"`
-	Branch    string                 `json:"branch"`
+	Branch    string                 `json:"branch" binding:"MaxSize(100)"`
 	Committer Identity               `json:"committer"`
 	Dates     CommitDateOptions      `json:"dates"`
 	Files     []*ChangeFileOperation `json:"files"`
-	Message   string                 `json:"message"`
-	NewBranch string                 `json:"new_branch"`
+	Message   string                 `json:"message" binding:"Text"`
+	NewBranch string                 `json:"new_branch" binding:"MaxSize(100)"`
 	Signoff   bool                   `json:"signoff"`
 }

@@ -48,14 +48,14 @@ type Branch struct {
 
 // CreateBranchRepoOption is the body of POST /repos/{owner}/{repo}/branches.
 type CreateBranchRepoOption struct {
-	BranchName    string `json:"new_branch_name"`
-	OldBranchName string `json:"old_branch_name"`
-	OldRefName    string `json:"old_ref_name"`
+	BranchName    string `json:"new_branch_name" binding:"MaxSize(100)"`
+	OldBranchName string `json:"old_branch_name" binding:"MaxSize(100)"`
+	OldRefName    string `json:"old_ref_name" binding:"MaxSize(100)"`
 }
 
 // UpdateBranchRepoOption is the body of PATCH /repos/{owner}/{repo}/branches/{branch} (rename).
 type UpdateBranchRepoOption struct {
-	Name string `json:"name"`
+	Name string `json:"name" binding:"MaxSize(100)"`
 }
 
 // CommitMeta is Gitea's CommitMeta: a reference to a commit or tree.
@@ -128,7 +128,7 @@ type Tag struct {
 // CreateTagOption is the body of POST /repos/{owner}/{repo}/tags.
 type CreateTagOption struct {
 	TagName string `json:"tag_name"`
-	Message string `json:"message"`
+	Message string `json:"message" binding:"Text"`
 	Target  string `json:"target"`
 }
 

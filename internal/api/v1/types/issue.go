@@ -86,7 +86,7 @@ type Issue struct {
 // CreateIssueOption is the body of POST /repos/{owner}/{repo}/issues.
 type CreateIssueOption struct {
 	Title     string     `json:"title"`
-	Body      string     `json:"body"`
+	Body      string     `json:"body" binding:"Text"`
 	Ref       string     `json:"ref"`
 	Assignee  string     `json:"assignee"`
 	Assignees []string   `json:"assignees"`
@@ -99,7 +99,7 @@ type CreateIssueOption struct {
 // EditIssueOption is the body of PATCH /repos/{owner}/{repo}/issues/{index}.
 type EditIssueOption struct {
 	Title          *string    `json:"title"`
-	Body           *string    `json:"body"`
+	Body           *string    `json:"body" binding:"Text"`
 	Ref            *string    `json:"ref"`
 	Assignee       *string    `json:"assignee"`
 	Assignees      []string   `json:"assignees"`
@@ -126,12 +126,12 @@ type Comment struct {
 
 // CreateIssueCommentOption is the body of POST .../issues/{index}/comments.
 type CreateIssueCommentOption struct {
-	Body string `json:"body"`
+	Body string `json:"body" binding:"Text"`
 }
 
 // EditIssueCommentOption is the body of PATCH .../issues/comments/{id}.
 type EditIssueCommentOption struct {
-	Body string `json:"body"`
+	Body string `json:"body" binding:"Text"`
 }
 
 // IssueTemplate is Gitea's IssueTemplate.

@@ -34,7 +34,7 @@ type IssueLabelsOption struct {
 // CreateMilestoneOption is the body of POST /repos/{owner}/{repo}/milestones.
 type CreateMilestoneOption struct {
 	Title       string     `json:"title"`
-	Description string     `json:"description"`
+	Description string     `json:"description" binding:"Text"`
 	Deadline    *time.Time `json:"due_on"`
 	State       string     `json:"state"`
 }
@@ -43,7 +43,7 @@ type CreateMilestoneOption struct {
 // (and an empty title) leave the milestone as it is.
 type EditMilestoneOption struct {
 	Title       *string    `json:"title"`
-	Description *string    `json:"description"`
+	Description *string    `json:"description" binding:"Text"`
 	Deadline    *time.Time `json:"due_on"`
 	State       *string    `json:"state"`
 }

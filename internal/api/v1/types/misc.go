@@ -47,17 +47,17 @@ type GeneralAttachmentSettings struct {
 
 // MarkdownOption is Gitea's MarkdownOption (its keys are capitalized).
 type MarkdownOption struct {
-	Text    string `json:"Text"`
+	Text    string `json:"Text" binding:"Text"`
 	Mode    string `json:"Mode"`
-	Context string `json:"Context"`
+	Context string `json:"Context" binding:"MaxSize(2048)"`
 	Wiki    bool   `json:"Wiki"`
 }
 
 // MarkupOption is Gitea's MarkupOption.
 type MarkupOption struct {
-	Text     string `json:"Text"`
+	Text     string `json:"Text" binding:"Text"`
 	Mode     string `json:"Mode"`
-	Context  string `json:"Context"`
-	FilePath string `json:"FilePath"`
+	Context  string `json:"Context" binding:"MaxSize(2048)"`
+	FilePath string `json:"FilePath" binding:"MaxSize(4096)"`
 	Wiki     bool   `json:"Wiki"`
 }

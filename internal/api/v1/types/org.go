@@ -17,23 +17,23 @@ type Organization struct {
 
 // CreateOrgOption is the body of POST /orgs.
 type CreateOrgOption struct {
-	UserName                  string `json:"username"`
-	FullName                  string `json:"full_name"`
+	UserName                  string `json:"username" binding:"MaxSize(40)"`
+	FullName                  string `json:"full_name" binding:"MaxSize(100)"`
 	Email                     string `json:"email"`
 	Description               string `json:"description"`
 	Website                   string `json:"website"`
-	Location                  string `json:"location"`
+	Location                  string `json:"location" binding:"MaxSize(50)"`
 	Visibility                string `json:"visibility"`
 	RepoAdminChangeTeamAccess bool   `json:"repo_admin_change_team_access"`
 }
 
 // EditOrgOption is the body of PATCH /orgs/{org}.
 type EditOrgOption struct {
-	FullName                  *string `json:"full_name"`
+	FullName                  *string `json:"full_name" binding:"MaxSize(100)"`
 	Email                     *string `json:"email"`
 	Description               *string `json:"description"`
 	Website                   *string `json:"website"`
-	Location                  *string `json:"location"`
+	Location                  *string `json:"location" binding:"MaxSize(50)"`
 	Visibility                *string `json:"visibility"`
 	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access"`
 }

@@ -18,15 +18,15 @@ type InternalTracker struct {
 
 // ExternalTracker is Gitea's ExternalTracker.
 type ExternalTracker struct {
-	ExternalTrackerURL    string `json:"external_tracker_url"`
-	ExternalTrackerFormat string `json:"external_tracker_format"`
+	ExternalTrackerURL    string `json:"external_tracker_url" binding:"MaxSize(2048)"`
+	ExternalTrackerFormat string `json:"external_tracker_format" binding:"MaxSize(2048)"`
 	ExternalTrackerStyle  string `json:"external_tracker_style"`
-	ExternalTrackerRegexp string `json:"external_tracker_regexp_pattern"`
+	ExternalTrackerRegexp string `json:"external_tracker_regexp_pattern" binding:"MaxSize(1024)"`
 }
 
 // ExternalWiki is Gitea's ExternalWiki.
 type ExternalWiki struct {
-	ExternalWikiURL string `json:"external_wiki_url"`
+	ExternalWikiURL string `json:"external_wiki_url" binding:"MaxSize(2048)"`
 }
 
 // RepoTransfer is Gitea's RepoTransfer.
@@ -104,24 +104,24 @@ type Repository struct {
 
 // CreateRepoOption is the body of POST /user/repos and friends.
 type CreateRepoOption struct {
-	Name             string `json:"name"`
-	Description      string `json:"description"`
+	Name             string `json:"name" binding:"MaxSize(100)"`
+	Description      string `json:"description" binding:"MaxSize(2048)"`
 	Private          bool   `json:"private"`
 	IssueLabels      string `json:"issue_labels"`
 	AutoInit         bool   `json:"auto_init"`
 	Template         bool   `json:"template"`
-	Gitignores       string `json:"gitignores"`
+	Gitignores       string `json:"gitignores" binding:"MaxSize(2048)"`
 	License          string `json:"license"`
 	Readme           string `json:"readme"`
-	DefaultBranch    string `json:"default_branch"`
+	DefaultBranch    string `json:"default_branch" binding:"MaxSize(100)"`
 	TrustModel       string `json:"trust_model"`
 	ObjectFormatName string `json:"object_format_name"`
 }
 
 // EditRepoOption is the body of PATCH /repos/{owner}/{repo}.
 type EditRepoOption struct {
-	Name                          *string          `json:"name"`
-	Description                   *string          `json:"description"`
+	Name                          *string          `json:"name" binding:"MaxSize(100)"`
+	Description                   *string          `json:"description" binding:"MaxSize(2048)"`
 	Website                       *string          `json:"website"`
 	Private                       *bool            `json:"private"`
 	Template                      *bool            `json:"template"`
@@ -130,7 +130,7 @@ type EditRepoOption struct {
 	ExternalTracker               *ExternalTracker `json:"external_tracker"`
 	HasWiki                       *bool            `json:"has_wiki"`
 	ExternalWiki                  *ExternalWiki    `json:"external_wiki"`
-	DefaultBranch                 *string          `json:"default_branch"`
+	DefaultBranch                 *string          `json:"default_branch" binding:"MaxSize(100)"`
 	HasPullRequests               *bool            `json:"has_pull_requests"`
 	HasProjects                   *bool            `json:"has_projects"`
 	ProjectsMode                  *string          `json:"projects_mode"`

@@ -18,7 +18,7 @@ type AddCollaboratorOption struct {
 
 // CreateForkOption is Gitea's CreateForkOption.
 type CreateForkOption struct {
-	Name         *string `json:"name"`
+	Name         *string `json:"name" binding:"MaxSize(100)"`
 	Organization *string `json:"organization"`
 }
 
@@ -31,9 +31,9 @@ type TransferRepoOption struct {
 // GenerateRepoOption is Gitea's GenerateRepoOption.
 type GenerateRepoOption struct {
 	Owner           string `json:"owner"`
-	Name            string `json:"name"`
-	DefaultBranch   string `json:"default_branch"`
-	Description     string `json:"description"`
+	Name            string `json:"name" binding:"MaxSize(100)"`
+	DefaultBranch   string `json:"default_branch" binding:"MaxSize(100)"`
+	Description     string `json:"description" binding:"MaxSize(2048)"`
 	Private         bool   `json:"private"`
 	GitContent      bool   `json:"git_content"`
 	Topics          bool   `json:"topics"`
@@ -46,19 +46,19 @@ type GenerateRepoOption struct {
 
 // MigrateRepoOptions is Gitea's MigrateRepoOptions.
 type MigrateRepoOptions struct {
-	CloneAddr          string `json:"clone_addr"`
+	CloneAddr          string `json:"clone_addr" binding:"MaxSize(2048)"`
 	RepoOwnerID        int64  `json:"uid"`
 	RepoOwner          string `json:"repo_owner"`
-	RepoName           string `json:"repo_name"`
+	RepoName           string `json:"repo_name" binding:"MaxSize(100)"`
 	Service            string `json:"service"`
 	AuthUsername       string `json:"auth_username"`
-	AuthPassword       string `json:"auth_password"`
-	AuthToken          string `json:"auth_token"`
+	AuthPassword       string `json:"auth_password" binding:"MaxSize(4096)"`
+	AuthToken          string `json:"auth_token" binding:"MaxSize(4096)"`
 	Mirror             bool   `json:"mirror"`
 	LFS                bool   `json:"lfs"`
-	LFSEndpoint        string `json:"lfs_endpoint"`
+	LFSEndpoint        string `json:"lfs_endpoint" binding:"MaxSize(2048)"`
 	Private            bool   `json:"private"`
-	Description        string `json:"description"`
+	Description        string `json:"description" binding:"MaxSize(2048)"`
 	Wiki               bool   `json:"wiki"`
 	Milestones         bool   `json:"milestones"`
 	Labels             bool   `json:"labels"`
@@ -66,8 +66,8 @@ type MigrateRepoOptions struct {
 	PullRequests       bool   `json:"pull_requests"`
 	Releases           bool   `json:"releases"`
 	MirrorInterval     string `json:"mirror_interval"`
-	AWSAccessKeyID     string `json:"aws_access_key_id"`
-	AWSSecretAccessKey string `json:"aws_secret_access_key"`
+	AWSAccessKeyID     string `json:"aws_access_key_id" binding:"MaxSize(1024)"`
+	AWSSecretAccessKey string `json:"aws_secret_access_key" binding:"MaxSize(1024)"`
 }
 
 // WatchInfo is Gitea's WatchInfo: the caller's subscription to a repository.
@@ -150,7 +150,7 @@ type CombinedStatus struct {
 // CreateStatusOption is Gitea's CreateStatusOption.
 type CreateStatusOption struct {
 	State       string `json:"state"`
-	TargetURL   string `json:"target_url"`
-	Description string `json:"description"`
+	TargetURL   string `json:"target_url" binding:"MaxSize(2048)"`
+	Description string `json:"description" binding:"MaxSize(1024)"`
 	Context     string `json:"context"`
 }

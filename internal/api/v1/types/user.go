@@ -41,9 +41,9 @@ type UserSearchResult struct {
 type CreateUserOption struct {
 	SourceID           int64      `json:"source_id"`
 	LoginName          string     `json:"login_name"`
-	Username           string     `json:"username"`
-	FullName           string     `json:"full_name"`
-	Email              string     `json:"email"`
+	Username           string     `json:"username" binding:"MaxSize(40)"`
+	FullName           string     `json:"full_name" binding:"MaxSize(100)"`
+	Email              string     `json:"email" binding:"MaxSize(254)"`
 	Password           string     `json:"password"`
 	MustChangePassword *bool      `json:"must_change_password"`
 	SendNotify         bool       `json:"send_notify"`
@@ -56,12 +56,12 @@ type CreateUserOption struct {
 type EditUserOption struct {
 	SourceID                *int64  `json:"source_id"`
 	LoginName               *string `json:"login_name"`
-	Email                   *string `json:"email"`
-	FullName                *string `json:"full_name"`
+	Email                   *string `json:"email" binding:"MaxSize(254)"`
+	FullName                *string `json:"full_name" binding:"MaxSize(100)"`
 	Password                string  `json:"password"`
 	MustChangePassword      *bool   `json:"must_change_password"`
 	Website                 *string `json:"website"`
-	Location                *string `json:"location"`
+	Location                *string `json:"location" binding:"MaxSize(50)"`
 	Description             *string `json:"description"`
 	Active                  *bool   `json:"active"`
 	Admin                   *bool   `json:"admin"`
@@ -76,7 +76,7 @@ type EditUserOption struct {
 
 // RenameUserOption is the body of POST /admin/users/{username}/rename.
 type RenameUserOption struct {
-	NewName string `json:"new_username"`
+	NewName string `json:"new_username" binding:"MaxSize(40)"`
 }
 
 // UserSettings is Gitea's UserSettings.
@@ -94,10 +94,10 @@ type UserSettings struct {
 
 // UserSettingsOptions is the body of PATCH /user/settings.
 type UserSettingsOptions struct {
-	FullName      *string `json:"full_name"`
+	FullName      *string `json:"full_name" binding:"MaxSize(100)"`
 	Website       *string `json:"website"`
 	Description   *string `json:"description"`
-	Location      *string `json:"location"`
+	Location      *string `json:"location" binding:"MaxSize(50)"`
 	Language      *string `json:"language"`
 	Theme         *string `json:"theme"`
 	DiffViewStyle *string `json:"diff_view_style"`
@@ -116,12 +116,12 @@ type Email struct {
 
 // CreateEmailOption is the body of POST /user/emails.
 type CreateEmailOption struct {
-	Emails []string `json:"emails"`
+	Emails []string `json:"emails" binding:"MaxSize(254)"`
 }
 
 // DeleteEmailOption is the body of DELETE /user/emails.
 type DeleteEmailOption struct {
-	Emails []string `json:"emails"`
+	Emails []string `json:"emails" binding:"MaxSize(254)"`
 }
 
 // PublicKey is Gitea's PublicKey.
@@ -140,7 +140,7 @@ type PublicKey struct {
 // CreateKeyOption is the body of POST /user/keys.
 type CreateKeyOption struct {
 	Title    string `json:"title"`
-	Key      string `json:"key"`
+	Key      string `json:"key" binding:"Text"`
 	ReadOnly bool   `json:"read_only"`
 }
 
@@ -161,10 +161,10 @@ type CreateAccessTokenOption struct {
 
 // UpdateUserAvatarOption is Gitea's UpdateUserAvatarOption.
 type UpdateUserAvatarOption struct {
-	Image string `json:"image"`
+	Image string `json:"image" binding:"Text"`
 }
 
 // UpdateRepoAvatarOption is Gitea's UpdateRepoAvatarOption.
 type UpdateRepoAvatarOption struct {
-	Image string `json:"image"`
+	Image string `json:"image" binding:"Text"`
 }
