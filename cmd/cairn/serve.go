@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/cairn-forge/cairn/internal/server"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
 func serve(ctx context.Context, stdout io.Writer, getenv func(string) string) error {
+	started := time.Now() // quarantine directories older than this were left by an earlier process
 	a, err := open(ctx, getenv)
 	if err != nil {
 		return err
@@ -25,6 +27,9 @@ func serve(ctx context.Context, stdout io.Writer, getenv func(string) string) er
 	for _, w := range a.workers() {
 		workers = append(workers, w)
 	}
+	workers = append(workers, func(ctx context.Context) {
+		a.repos.RunQuarantineSweeper(ctx, started, 10*time.Minute, a.cfg.Repository.QuarantineMaxAge)
+	})
 	sshSrv, err := a.sshServer()
 	if err != nil {
 		return err

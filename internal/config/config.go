@@ -86,6 +86,10 @@ type RepositorySection struct {
 	MirrorInterval       string   `key:"MIRROR_INTERVAL" default:"8h"`
 	MaxCreationLimit     int      `key:"MAX_CREATION_LIMIT" default:"-1"`
 	HTTPTransferDisabled bool     `key:"DISABLE_HTTP_GIT" default:"false"`
+	// QuarantineMaxAge is how long a push quarantine directory (objects/
+	// tmp_objdir-incoming-*) may go unmodified before the periodic sweep
+	// removes it; 0 keeps only the sweep at start-up.
+	QuarantineMaxAge time.Duration `key:"QUARANTINE_MAX_AGE" default:"1h"`
 }
 
 // RepositoryIssueSection is [repository.issue].

@@ -167,6 +167,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
+// readUpdates parses a hook's standard input: one "<old> <new> <ref>" line
+// per ref, object names of 40 (SHA-1) or 64 (SHA-256) lower-case hex digits.
+// Fields are split at single spaces, as git writes them, so a ref name with
+// other white space in it (git allows U+00A0) stays whole. Any other line is
+// an error: the push is refused rather than a ref let through unchecked.
+func readUpdates(r io.Reader) ([]RefUpdate, error) {
+	var out []RefUpdate
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Split(sc.Text(), " ")
+		if len(f) != 3 || !objectName(f[0]) || len(f[1]) != len(f[0]) || !objectName(f[1]) || !refName(f[2]) {
+			return nil, fmt.Errorf("line %d is not \"<old> <new> <ref>\"", n)
+		}
+		out = append(out, RefUpdate{OldSHA: f[0], NewSHA: f[1], Ref: f[2]})
+	}
+	return out, sc.Err()
+}
+
+// objectName reports a full SHA-1 or SHA-256 object name in lower-case hex.
+func objectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// refName reports a non-empty name without ASCII spaces or control
+// characters, which git never puts in a ref name.
+func refName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // Run is `cairn hook <name>`: it reads git's hook input, asks the server and
 // exits non-zero (with the server's message on stderr) when the push is refused.
 func Run(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, getenv func(string) string) error {
@@ -179,17 +222,12 @@ func Run(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, ge
 	req.RepoID, _ = strconv.ParseInt(getenv(EnvRepoID), 10, 64)
 	req.PusherID, _ = strconv.ParseInt(getenv(EnvPusherID), 10, 64)
 	req.DeployKeyID, _ = strconv.ParseInt(getenv(EnvKeyID), 10, 64)
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 3 {
-			req.Updates = append(req.Updates, RefUpdate{OldSHA: f[0], NewSHA: f[1], Ref: f[2]})
-		}
+	updates, err := readUpdates(stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "Cairn: cannot read the ref updates from git:", err)
+		return errors.New("hook failed")
 	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
+	req.Updates = updates
 	body, _ := json.Marshal(req)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
