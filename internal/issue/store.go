@@ -59,23 +59,36 @@ func ScanComment(row scanner) (*Comment, error) {
 	return c, nil
 }
 
+// ErrIndexNotExist is the error for issue #index of repository repoID when
+// there is none. The API answers exactly the same for an issue the caller
+// may not see.
+func ErrIndexNotExist(repoID, index int64) *errs.Error {
+	return errs.NotFound("issue does not exist [repo_id: %d, index: %d]", repoID, index)
+}
+
+// ErrCommentNotExist is the error for a comment id that does not exist (and
+// for one the caller may not see).
+func ErrCommentNotExist(id int64) *errs.Error {
+	return errs.NotFound("comment does not exist [id: %d]", id)
+}
+
 // getIssue loads one issue by a condition.
-func (s *Service) getIssue(ctx context.Context, what, where string, args ...any) (*Issue, error) {
+func (s *Service) getIssue(ctx context.Context, notFound error, where string, args ...any) (*Issue, error) {
 	i, err := ScanIssue(s.db.QueryRow(ctx, "SELECT "+Columns+" FROM issue i WHERE "+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.NotFound("issue does not exist [%s]", what)
+		return nil, notFound
 	}
 	return i, err
 }
 
 // GetByIndex loads issue #index of a repository (issues and pull requests share numbers).
 func (s *Service) GetByIndex(ctx context.Context, repoID, index int64) (*Issue, error) {
-	return s.getIssue(ctx, "repo_id: "+itoa(repoID)+", index: "+itoa(index), "i.repo_id = ? AND i.idx = ?", repoID, index)
+	return s.getIssue(ctx, ErrIndexNotExist(repoID, index), "i.repo_id = ? AND i.idx = ?", repoID, index)
 }
 
 // GetByID loads an issue by id.
 func (s *Service) GetByID(ctx context.Context, id int64) (*Issue, error) {
-	return s.getIssue(ctx, "id: "+itoa(id), "i.id = ?", id)
+	return s.getIssue(ctx, errs.NotFound("issue does not exist [id: %d]", id), "i.id = ?", id)
 }
 
 // ListIssues selects issues with the given tail (WHERE/ORDER/LIMIT over alias i).
@@ -113,7 +126,7 @@ func (s *Service) GetByIDs(ctx context.Context, ids []int64) (map[int64]*Issue, 
 func (s *Service) GetComment(ctx context.Context, id int64) (*Comment, error) {
 	c, err := ScanComment(s.db.QueryRow(ctx, "SELECT "+CommentColumns+" FROM comment c WHERE c.id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.NotFound("comment does not exist [id: %d]", id)
+		return nil, ErrCommentNotExist(id)
 	}
 	return c, err
 }

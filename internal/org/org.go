@@ -293,6 +293,12 @@ func requireOrg(org *user.User) error {
 	return nil
 }
 
+// ErrNameNotExist is the error for an organization name that does not exist.
+// The API answers exactly the same for one the caller may not see.
+func ErrNameNotExist(name string) *errs.Error {
+	return errs.NotFound("org does not exist [name: %s]", name)
+}
+
 // GetByName loads the organization called name (case-insensitive). A missing
 // name, or one that belongs to an individual user, is not found.
 func (s *Service) GetByName(ctx context.Context, name string) (*user.User, error) {
@@ -301,7 +307,7 @@ func (s *Service) GetByName(ctx context.Context, name string) (*user.User, error
 		return nil, err
 	}
 	if len(list) == 0 {
-		return nil, errs.NotFound("org does not exist [name: %s]", name)
+		return nil, ErrNameNotExist(name)
 	}
 	return list[0], nil
 }

@@ -505,14 +505,23 @@ func (s *Service) oneTeam(ctx context.Context, notFound error, where string, arg
 	return t, err
 }
 
+// ErrTeamNotExist is the error for a team id that does not exist. The API
+// answers exactly the same for a team the caller may not see.
+func ErrTeamNotExist(id int64) *errs.Error { return errs.NotFound("team does not exist [id: %d]", id) }
+
+// ErrTeamNameNotExist is ErrTeamNotExist for a team name of org.
+func ErrTeamNameNotExist(org *user.User, name string) *errs.Error {
+	return errs.NotFound("team does not exist [org_id: %d, name: %s]", org.ID, name)
+}
+
 // GetTeam loads a team by id.
 func (s *Service) GetTeam(ctx context.Context, id int64) (*Team, error) {
-	return s.oneTeam(ctx, errs.NotFound("team does not exist [id: %d]", id), "t.id = ?", id)
+	return s.oneTeam(ctx, ErrTeamNotExist(id), "t.id = ?", id)
 }
 
 // GetTeamByName loads org's team called name (case-insensitive).
 func (s *Service) GetTeamByName(ctx context.Context, org *user.User, name string) (*Team, error) {
-	return s.oneTeam(ctx, errs.NotFound("team does not exist [org_id: %d, name: %s]", org.ID, name),
+	return s.oneTeam(ctx, ErrTeamNameNotExist(org, name),
 		"t.org_id = ? AND t.lower_name = ?", org.ID, strings.ToLower(name))
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,17 +53,28 @@ type Store struct{ db *db.DB }
 // NewStore returns a Store.
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
-func (s *Store) one(ctx context.Context, what, where string, args ...any) (*Repository, error) {
+// ErrNotExist is the error for a repository ownerName/name that does not
+// exist. The API answers exactly the same for one the caller may not see.
+func ErrNotExist(ownerName, name string) *errs.Error {
+	return errs.NotFound("repository does not exist [owner: %s, name: %s]", ownerName, name)
+}
+
+// ErrIDNotExist is ErrNotExist for a repository id: it names nothing else.
+func ErrIDNotExist(id int64) *errs.Error {
+	return errs.NotFound("repository does not exist [id: %d]", id)
+}
+
+func (s *Store) one(ctx context.Context, notFound error, where string, args ...any) (*Repository, error) {
 	r, err := Scan(s.db.QueryRow(ctx, "SELECT "+Columns+From+"WHERE "+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.NotFound("repository does not exist [%s]", what)
+		return nil, notFound
 	}
 	return r, err
 }
 
 // GetByID loads a repository by id.
 func (s *Store) GetByID(ctx context.Context, id int64) (*Repository, error) {
-	return s.one(ctx, "id: "+strconv.FormatInt(id, 10), "r.id = ?", id)
+	return s.one(ctx, ErrIDNotExist(id), "r.id = ?", id)
 }
 
 // scanFunc adapts a function to the row scanner interface.
@@ -87,7 +97,7 @@ func (s *Store) GetWithOwner(ctx context.Context, ownerName, name string) (*Repo
 		return err
 	}))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, errs.NotFound("repository does not exist [owner: %s, name: %s]", ownerName, name)
+		return nil, nil, ErrNotExist(ownerName, name)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -97,7 +107,7 @@ func (s *Store) GetWithOwner(ctx context.Context, ownerName, name string) (*Repo
 
 // GetByName loads ownerName/name (case-insensitive).
 func (s *Store) GetByName(ctx context.Context, ownerName, name string) (*Repository, error) {
-	return s.one(ctx, "owner: "+ownerName+", name: "+name, "o.lower_name = ? AND r.lower_name = ?",
+	return s.one(ctx, ErrNotExist(ownerName, name), "o.lower_name = ? AND r.lower_name = ?",
 		strings.ToLower(ownerName), strings.ToLower(name))
 }
 

@@ -147,11 +147,17 @@ func (s *Service) ListKeys(ctx context.Context, ownerID int64, fingerprint strin
 	return out, total, rows.Err()
 }
 
+// ErrKeyNotExist is the error for a key id that does not exist. The API
+// answers exactly the same for a key of an account the caller may not see.
+func ErrKeyNotExist(id int64) *errs.Error {
+	return errs.NotFound("public key does not exist [id: %d]", id)
+}
+
 // GetKey loads one key by id.
 func (s *Service) GetKey(ctx context.Context, id int64) (*PublicKey, error) {
 	k, err := scanKey(s.db.QueryRow(ctx, "SELECT "+keyColumns+" FROM public_key WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.NotFound("public key does not exist [id: %d]", id)
+		return nil, ErrKeyNotExist(id)
 	}
 	return k, err
 }
@@ -172,7 +178,7 @@ func (s *Service) DeleteKey(ctx context.Context, ownerID, id int64) error {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.NotFound("public key does not exist [id: %d]", id)
+		return ErrKeyNotExist(id)
 	}
 	return nil
 }

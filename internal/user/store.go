@@ -50,27 +50,36 @@ type Store struct {
 // NewStore returns a Store over d.
 func NewStore(d *db.DB) *Store { return &Store{db: d} }
 
-func (s *Store) one(ctx context.Context, what string, where string, args ...any) (*User, error) {
+// ErrNameNotExist is the error for an account name that does not exist. The
+// API answers exactly the same for an account the caller may not see.
+func ErrNameNotExist(name string) *errs.Error {
+	return errs.NotFound("user does not exist [name: %s]", name)
+}
+
+// ErrIDNotExist is ErrNameNotExist for an account id.
+func ErrIDNotExist(id int64) *errs.Error { return errs.NotFound("user does not exist [uid: %d]", id) }
+
+func (s *Store) one(ctx context.Context, notFound error, where string, args ...any) (*User, error) {
 	u, err := Scan(s.db.QueryRow(ctx, "SELECT "+Columns+" FROM users u WHERE "+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errs.NotFound("%s does not exist", what)
+		return nil, notFound
 	}
 	return u, err
 }
 
 // GetByID loads an account or organization by id.
 func (s *Store) GetByID(ctx context.Context, id int64) (*User, error) {
-	return s.one(ctx, "user", "u.id = ?", id)
+	return s.one(ctx, ErrIDNotExist(id), "u.id = ?", id)
 }
 
 // GetByName loads an account or organization by name (case-insensitive).
 func (s *Store) GetByName(ctx context.Context, name string) (*User, error) {
-	return s.one(ctx, "user "+quote(name), "u.lower_name = ?", strings.ToLower(name))
+	return s.one(ctx, ErrNameNotExist(name), "u.lower_name = ?", strings.ToLower(name))
 }
 
 // GetByEmail loads the account whose primary or secondary address is email.
 func (s *Store) GetByEmail(ctx context.Context, email string) (*User, error) {
-	return s.one(ctx, "user with e-mail "+quote(email),
+	return s.one(ctx, errs.NotFound("user with e-mail %s does not exist", quote(email)),
 		"u.id = (SELECT e.uid FROM email_address e WHERE e.lower_email = ?)", strings.ToLower(email))
 }
 

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -47,16 +48,21 @@ func decodeOptional(r *http.Request, v any) error {
 }
 
 // collaboratorUser loads the individual named by {collaborator}: an unknown
-// name answers 422, as Gitea does.
+// name answers 422, as Gitea does, and so does a user the caller may not see
+// unless a repository administrator asks about a collaborator.
 func (a *API) collaboratorUser(w http.ResponseWriter, r *http.Request, status int) (*user.User, bool) {
 	name := chi.URLParam(r, "collaborator")
-	u, err := a.Users.Store.GetByName(r.Context(), name)
-	if err == nil && u.IsOrganization() {
-		err = errs.NotFound("user does not exist [name: %s]", name)
+	rc := currentRepo(r)
+	var known []relation
+	if rc.Perm.IsAdmin() {
+		known = append(known, func(ctx context.Context, u *user.User) (bool, error) {
+			return a.Repos.IsCollaborator(ctx, rc.Repo.ID, u.ID)
+		})
 	}
+	u, err := a.visibleIndividual(r, name, known...)
 	if err != nil {
 		if errs.IsNotFound(err) {
-			a.fail(w, r, errs.NotFound("user does not exist [name: %s]", name).WithStatus(status))
+			a.fail(w, r, user.ErrNameNotExist(name).WithStatus(status))
 		} else {
 			a.fail(w, r, err)
 		}

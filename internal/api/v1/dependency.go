@@ -124,7 +124,7 @@ func (a *API) loadIssueMeta(w http.ResponseWriter, r *http.Request, rc *repoCont
 		var err error
 		if orc, err = a.loadRepo(r.Context(), r, o.Owner, o.Name); err != nil {
 			if errs.IsNotFound(err) {
-				err = errs.NotFound("repository does not exist [owner: %s, name: %s]", o.Owner, o.Name)
+				err = repo.ErrNotExist(o.Owner, o.Name)
 			}
 			a.fail(w, r, err)
 			return nil, nil, false
@@ -134,7 +134,7 @@ func (a *API) loadIssueMeta(w http.ResponseWriter, r *http.Request, rc *repoCont
 	if err == nil {
 		unit := issueUnit(is)
 		if !orc.Repo.HasUnit(unit) || !orc.Perm.CanRead(unit) {
-			err = errs.NotFound("issue does not exist [repo: %s, index: %d]", orc.Repo.FullName(), o.Index)
+			err = issue.ErrIndexNotExist(orc.Repo.ID, o.Index)
 		}
 	}
 	if err != nil {

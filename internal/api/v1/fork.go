@@ -49,7 +49,8 @@ func (a *API) mergeUpstream(w http.ResponseWriter, r *http.Request) {
 	}
 	// The caller must see the upstream and read its code, as for any route of it.
 	up, err := a.loadRepo(ctx, r, parent.OwnerName, parent.Name)
-	if err == nil && (!up.Repo.HasUnit(repo.UnitCode) || !up.Perm.CanRead(repo.UnitCode)) {
+	if errs.IsNotFound(err) || (err == nil && (!up.Repo.HasUnit(repo.UnitCode) || !up.Perm.CanRead(repo.UnitCode))) {
+		// Hidden from the caller: named neither here nor by loadRepo's error.
 		err = errs.NotFound("the repository this one was forked from no longer exists")
 	}
 	if err != nil {
@@ -91,13 +92,7 @@ func (a *API) listForks(w http.ResponseWriter, r *http.Request) {
 // 422, and the caller needs the right to create repositories in it.
 func (a *API) orgForNewRepo(w http.ResponseWriter, r *http.Request, name string) (*user.User, bool) {
 	ctx := r.Context()
-	o, err := a.Orgs.GetByName(ctx, name)
-	if err == nil {
-		var ok bool
-		if ok, err = a.Access.CanSeeOrg(ctx, doer(r), o); err == nil && !ok {
-			err = errs.NotFound("organization does not exist [name: %s]", name)
-		}
-	}
+	o, err := a.visibleOrg(r, name)
 	if err != nil {
 		if errs.IsNotFound(err) {
 			err = errs.Invalid("organization does not exist [name: %s]", name)
@@ -177,7 +172,7 @@ func (a *API) generateRepo(w http.ResponseWriter, r *http.Request) {
 	d := doer(r)
 	owner := d
 	if !strings.EqualFold(o.Owner, d.Name) {
-		u, err := a.Users.Store.GetByName(r.Context(), o.Owner)
+		u, err := a.visibleAccount(r, o.Owner)
 		if err != nil {
 			if errs.IsNotFound(err) {
 				err = errs.NotFound("request owner `%s` does not exist", o.Owner)

@@ -31,8 +31,8 @@ func canReadIssues(rc *repoContext) bool {
 		(rc.Repo.HasUnit(repo.UnitPulls) && rc.Perm.CanRead(repo.UnitPulls))
 }
 
-// loadIssue loads issue {index} of the current repository; it answers 404
-// when it does not exist or its unit is unreadable.
+// loadIssue loads issue {index} of the current repository; an issue whose
+// unit the caller cannot read answers exactly like one that does not exist.
 func (a *API) loadIssue(w http.ResponseWriter, r *http.Request) (*repoContext, *issue.Issue, bool) {
 	rc := currentRepo(r)
 	idx, err := strconv.ParseInt(chi.URLParam(r, "index"), 10, 64)
@@ -44,7 +44,7 @@ func (a *API) loadIssue(w http.ResponseWriter, r *http.Request) (*repoContext, *
 	if err == nil {
 		unit := issueUnit(is)
 		if !rc.Repo.HasUnit(unit) || !rc.Perm.CanRead(unit) {
-			err = errs.NotFound("issue does not exist [index: %d]", idx)
+			err = issue.ErrIndexNotExist(rc.Repo.ID, idx)
 		}
 	}
 	if err != nil {
@@ -197,9 +197,12 @@ func (a *API) issueListOptions(r *http.Request, rp *repo.Repository) (issue.List
 		if name == "" {
 			continue
 		}
-		u, err := a.Users.Store.GetByName(ctx, name)
-		if err != nil {
+		u, err := a.visibleAccount(r, name)
+		if errs.IsNotFound(err) {
 			return o, errs.InvalidField(param, "user %q does not exist", name)
+		}
+		if err != nil {
+			return o, err
 		}
 		*dst = u.ID
 	}
@@ -262,7 +265,8 @@ func (a *API) writeIssue(w http.ResponseWriter, r *http.Request, status int, rc 
 
 // assigneeIDs resolves assignee names; each must be able to work on the
 // repository (write access to issues or pulls), as Gitea requires.
-func (a *API) assigneeIDs(ctx context.Context, rc *repoContext, unit string, single string, names []string) ([]int64, error) {
+func (a *API) assigneeIDs(r *http.Request, rc *repoContext, unit string, single string, names []string) ([]int64, error) {
+	ctx := r.Context()
 	if single != "" {
 		names = append([]string{single}, names...)
 	}
@@ -274,15 +278,27 @@ func (a *API) assigneeIDs(ctx context.Context, rc *repoContext, unit string, sin
 			continue
 		}
 		seen[strings.ToLower(n)] = true
+		missing := errs.InvalidField("assignees", "user %q does not exist", n)
 		u, err := a.Users.Store.GetByName(ctx, n)
-		if err != nil || u.IsOrganization() {
-			return nil, errs.InvalidField("assignees", "user %q does not exist", n)
+		if errs.IsNotFound(err) || (err == nil && u.IsOrganization()) {
+			return nil, missing
+		}
+		if err != nil {
+			return nil, err
 		}
 		perm, err := a.Access.RepoPermission(ctx, u, rc.Repo, rc.Owner)
 		if err != nil {
 			return nil, err
 		}
 		if !perm.CanWrite(unit) {
+			// Writers are listed by /assignees; anyone else the caller may
+			// not see is answered as missing.
+			if _, err := a.visibleIndividual(r, n); err != nil {
+				if errs.IsNotFound(err) {
+					return nil, missing
+				}
+				return nil, err
+			}
 			return nil, errs.InvalidField("assignees", "user %q cannot be assigned: no write access to this repository", n)
 		}
 		ids = append(ids, u.ID)
@@ -323,7 +339,7 @@ func (a *API) createIssue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts.MilestoneID = o.Milestone
-		if opts.AssigneeIDs, err = a.assigneeIDs(ctx, rc, repo.UnitIssues, o.Assignee, o.Assignees); err != nil {
+		if opts.AssigneeIDs, err = a.assigneeIDs(r, rc, repo.UnitIssues, o.Assignee, o.Assignees); err != nil {
 			a.fail(w, r, err)
 			return
 		}
@@ -402,7 +418,7 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 			single = *o.Assignee
 		}
 		var err error
-		if assignees, err = a.assigneeIDs(ctx, rc, issueUnit(is), single, o.Assignees); err != nil {
+		if assignees, err = a.assigneeIDs(r, rc, issueUnit(is), single, o.Assignees); err != nil {
 			a.fail(w, r, err)
 			return
 		}

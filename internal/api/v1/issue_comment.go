@@ -126,26 +126,26 @@ func (a *API) loadComment(w http.ResponseWriter, r *http.Request) (*repoContext,
 		is, err = a.Issues.GetByID(ctx, c.IssueID)
 	}
 	if err == nil && is.RepoID != rc.Repo.ID {
-		err = errs.NotFound("comment does not exist [id: %d]", id)
+		err = issue.ErrCommentNotExist(id)
 	}
 	if err == nil {
 		unit := issueUnit(is)
 		if !rc.Repo.HasUnit(unit) || !rc.Perm.CanRead(unit) {
-			err = errs.NotFound("comment does not exist [id: %d]", id)
+			err = issue.ErrCommentNotExist(id)
 		}
 	}
 	if err == nil && c.Type != issue.CommentPlain && c.Type != issue.CommentCode && c.Type != issue.CommentReview {
-		err = errs.NotFound("comment does not exist [id: %d]", id)
+		err = issue.ErrCommentNotExist(id)
 	}
 	if err != nil {
 		if errs.IsNotFound(err) {
-			err = errs.NotFound("comment does not exist [id: %d]", id)
+			err = issue.ErrCommentNotExist(id)
 		}
 		a.fail(w, r, err)
 		return nil, nil, nil, false
 	}
 	if idx := chi.URLParam(r, "index"); idx != "" && idx != strconv.FormatInt(is.Index, 10) {
-		a.fail(w, r, errs.NotFound("comment does not exist [id: %d]", id))
+		a.fail(w, r, issue.ErrCommentNotExist(id))
 		return nil, nil, nil, false
 	}
 	return rc, is, c, true

@@ -46,7 +46,7 @@ func (a *API) getMyKey(w http.ResponseWriter, r *http.Request) {
 	}
 	k, err := a.Users.GetKey(r.Context(), id)
 	if err == nil && k.OwnerID != doer(r).ID {
-		err = errs.NotFound("public key does not exist [id: %d]", id)
+		err = user.ErrKeyNotExist(id)
 	}
 	if err != nil {
 		a.fail(w, r, err)
@@ -77,15 +77,25 @@ func (a *API) createKeyFor(w http.ResponseWriter, r *http.Request, owner *user.U
 // createMyKey serves POST /user/keys.
 func (a *API) createMyKey(w http.ResponseWriter, r *http.Request) { a.createKeyFor(w, r, doer(r)) }
 
-// deleteKeyOf removes key {id} of owner: 404 when missing, 403 when someone else's.
+// deleteKeyOf removes key {id} of owner: 404 when missing, 403 when someone
+// else's, unless the caller may not see that someone: then 404 as if missing.
 func (a *API) deleteKeyOf(w http.ResponseWriter, r *http.Request, owner *user.User) {
 	id, ok := a.pathID(w, r, "id")
 	if !ok {
 		return
 	}
-	k, err := a.Users.GetKey(r.Context(), id)
+	ctx := r.Context()
+	k, err := a.Users.GetKey(ctx, id)
 	if err == nil && k.OwnerID != owner.ID {
-		err = errs.Forbidden("You do not have access to this key")
+		var keyOwner *user.User
+		if keyOwner, err = a.Users.Store.GetByID(ctx, k.OwnerID); err == nil {
+			_, err = a.seen(r, keyOwner, user.ErrKeyNotExist(id), nil)
+		}
+		if errs.IsNotFound(err) {
+			err = user.ErrKeyNotExist(id)
+		} else if err == nil {
+			err = errs.Forbidden("You do not have access to this key")
+		}
 	}
 	if err == nil {
 		err = a.Users.DeleteKey(r.Context(), owner.ID, id)

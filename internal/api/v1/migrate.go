@@ -42,13 +42,14 @@ func (a *API) migrateRepo(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	// An owner the caller may not see answers as a missing one.
 	var owner *user.User
 	var err error
 	switch {
 	case o.RepoOwner != "":
-		owner, err = a.Users.Store.GetByName(ctx, o.RepoOwner)
+		owner, err = a.visibleAccount(r, o.RepoOwner)
 	case o.RepoOwnerID != 0:
-		owner, err = a.Users.Store.GetByID(ctx, o.RepoOwnerID)
+		owner, err = a.visibleAccountByID(r, o.RepoOwnerID)
 	default:
 		owner = d
 	}

@@ -66,19 +66,21 @@ func (a *API) orgRoutes(r chi.Router) {
 // 404 when there is none or the caller may not see it, and 403 when the
 // caller's token is limited to public data and the organization is not public.
 func (a *API) loadOrg(w http.ResponseWriter, r *http.Request) (*user.User, bool) {
-	o, err := a.Orgs.GetByName(r.Context(), chi.URLParam(r, "org"))
+	name := chi.URLParam(r, "org")
+	o, err := a.Orgs.GetByName(r.Context(), name)
 	if err != nil {
 		a.fail(w, r, err)
 		return nil, false
 	}
-	if !a.orgVisible(w, r, o) {
+	if !a.orgVisible(w, r, o, name) {
 		return nil, false
 	}
 	return o, true
 }
 
-// orgVisible answers (and returns false) unless the caller may see o; see loadOrg.
-func (a *API) orgVisible(w http.ResponseWriter, r *http.Request, o *user.User) bool {
+// orgVisible answers (and returns false) unless the caller may see o, which
+// the caller called name; see loadOrg.
+func (a *API) orgVisible(w http.ResponseWriter, r *http.Request, o *user.User, name string) bool {
 	ctx := r.Context()
 	ok, err := a.Access.CanSeeOrg(ctx, viewer(r), o)
 	if err != nil {
@@ -95,7 +97,7 @@ func (a *API) orgVisible(w http.ResponseWriter, r *http.Request, o *user.User) b
 			return false
 		}
 	}
-	a.fail(w, r, errs.NotFound("org does not exist [name: %s]", o.Name))
+	a.fail(w, r, org.ErrNameNotExist(name))
 	return false
 }
 
@@ -282,7 +284,7 @@ func (a *API) getOrgPermissions(w http.ResponseWriter, r *http.Request) {
 	// The organization must also be visible to the user asked about.
 	seen, err := a.Access.CanSeeOrg(ctx, u, o)
 	if err == nil && !seen {
-		err = errs.NotFound("org does not exist [name: %s]", o.Name)
+		err = org.ErrNameNotExist(chi.URLParam(r, "org"))
 	}
 	if err != nil {
 		a.fail(w, r, err)
@@ -411,15 +413,19 @@ func (a *API) checkMember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	target, ok := a.loadVisibleUser(w, r)
-	if !ok {
-		return
-	}
 	role, ok := a.orgRole(w, r, o)
 	if !ok {
 		return
 	}
 	d := doer(r)
+	var known []relation
+	if role.Member {
+		known = append(known, a.orgMemberRelation(o.ID))
+	}
+	target, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), known...)
+	if !ok {
+		return
+	}
 	if !role.Member && !d.IsAdmin {
 		if target.ID == d.ID {
 			a.fail(w, r, errs.NotFound("user %s is not a member of %s", target.Name, o.Name))
@@ -469,7 +475,7 @@ func (a *API) removeMember(w http.ResponseWriter, r *http.Request) {
 	if !ok || !a.requireOrgOwner(w, r, o) {
 		return
 	}
-	target, ok := a.individualNamed(w, r, chi.URLParam(r, "username"))
+	target, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), a.orgMemberRelation(o.ID))
 	if !ok {
 		return
 	}
@@ -480,20 +486,6 @@ func (a *API) removeMember(w http.ResponseWriter, r *http.Request) {
 	empty(w, http.StatusNoContent)
 }
 
-// individualNamed loads an individual user by name for an organization owner
-// (who may act on any account); 404 when there is none.
-func (a *API) individualNamed(w http.ResponseWriter, r *http.Request, name string) (*user.User, bool) {
-	u, err := a.Users.Store.GetByName(r.Context(), name)
-	if err == nil && u.IsOrganization() {
-		err = errs.NotFound("user does not exist [name: %s]", name)
-	}
-	if err != nil {
-		a.fail(w, r, err)
-		return nil, false
-	}
-	return u, true
-}
-
 // setPublicMembership serves PUT and DELETE /orgs/{org}/public_members/{username}:
 // a member shows or hides his own membership.
 func (a *API) setPublicMembership(w http.ResponseWriter, r *http.Request, public bool) {
@@ -501,7 +493,7 @@ func (a *API) setPublicMembership(w http.ResponseWriter, r *http.Request, public
 	if !ok || !a.requireOrgMember(w, r, o) {
 		return
 	}
-	target, ok := a.loadVisibleUser(w, r)
+	target, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), a.orgMemberRelation(o.ID))
 	if !ok {
 		return
 	}

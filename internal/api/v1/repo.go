@@ -57,13 +57,7 @@ func (a *API) createMyRepo(w http.ResponseWriter, r *http.Request) { a.createRep
 // createOrgRepo serves POST /orgs/{org}/repos and POST /org/{org}/repos.
 func (a *API) createOrgRepo(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	o, err := a.Orgs.GetByName(ctx, chi.URLParam(r, "org"))
-	if err == nil {
-		var ok bool
-		if ok, err = a.Access.CanSeeOrg(ctx, doer(r), o); err == nil && !ok {
-			err = errs.NotFound("organization does not exist [name: %s]", chi.URLParam(r, "org"))
-		}
-	}
+	o, err := a.visibleOrg(r, chi.URLParam(r, "org"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -101,17 +95,7 @@ func (a *API) getRepoByID(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rp, err := a.Repos.GetByID(r.Context(), id)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	owner, err := a.Users.Store.GetByID(r.Context(), rp.OwnerID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	rc, err := a.loadRepo(r.Context(), r, owner.Name, rp.Name)
+	rc, err := a.loadRepoByID(r.Context(), r, id)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -356,14 +340,7 @@ func (a *API) listUserRepos(w http.ResponseWriter, r *http.Request) {
 
 // listOrgRepos serves GET /orgs/{org}/repos.
 func (a *API) listOrgRepos(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	o, err := a.Orgs.GetByName(ctx, chi.URLParam(r, "org"))
-	if err == nil {
-		var ok bool
-		if ok, err = a.Access.CanSeeOrg(ctx, viewer(r), o); err == nil && !ok {
-			err = errs.NotFound("organization does not exist [name: %s]", chi.URLParam(r, "org"))
-		}
-	}
+	o, err := a.visibleOrg(r, chi.URLParam(r, "org"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -390,7 +367,13 @@ func (a *API) searchRepos(w http.ResponseWriter, r *http.Request) {
 			where = append(where, "("+c+")")
 		}
 	}
+	// Accounts the caller may not see filter like missing ones.
+	var err error
 	if uid, _ := strconv.ParseInt(q.Get("uid"), 10, 64); uid > 0 {
+		if uid, err = a.seenAccountID(r, uid); err != nil {
+			a.fail(w, r, err)
+			return
+		}
 		if queryBool(r, "exclusive") {
 			where = append(where, "r.owner_id = ?")
 			args = append(args, uid)
@@ -400,6 +383,10 @@ func (a *API) searchRepos(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if sb, _ := strconv.ParseInt(q.Get("starredBy"), 10, 64); sb > 0 {
+		if sb, err = a.seenAccountID(r, sb); err != nil {
+			a.fail(w, r, err)
+			return
+		}
 		where = append(where, "r.id IN (SELECT s.repo_id FROM star s WHERE s.uid = ?)")
 		args = append(args, sb)
 	}

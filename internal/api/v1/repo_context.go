@@ -27,18 +27,41 @@ func currentRepo(r *http.Request) *repoContext {
 }
 
 // loadRepo loads owner/name and the caller's permission; a repository the
-// caller cannot see answers 404 like one that does not exist.
+// caller cannot see answers exactly like one that does not exist.
 func (a *API) loadRepo(ctx context.Context, r *http.Request, ownerName, name string) (*repoContext, error) {
 	rp, owner, err := a.Repos.GetWithOwner(ctx, ownerName, name)
 	if err != nil {
 		return nil, err
 	}
+	return a.repoContextFor(ctx, r, rp, owner, repo.ErrNotExist(ownerName, name))
+}
+
+// loadRepoByID is loadRepo for a repository id: a repository the caller
+// cannot see answers repo.ErrIDNotExist, naming neither owner nor name.
+func (a *API) loadRepoByID(ctx context.Context, r *http.Request, id int64) (*repoContext, error) {
+	rp, err := a.Repos.GetByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	owner, err := a.Users.Store.GetByID(ctx, rp.OwnerID)
+	if errs.IsNotFound(err) {
+		err = repo.ErrIDNotExist(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.repoContextFor(ctx, r, rp, owner, repo.ErrIDNotExist(id))
+}
+
+// repoContextFor computes the caller's permission on rp, answering hidden
+// when the caller may not see it.
+func (a *API) repoContextFor(ctx context.Context, r *http.Request, rp *repo.Repository, owner *user.User, hidden error) (*repoContext, error) {
 	perm, err := a.Access.RepoPermission(ctx, doer(r), rp, owner)
 	if err != nil {
 		return nil, err
 	}
 	if !perm.HasAccess() {
-		return nil, errs.NotFound("repository does not exist [owner: %s, name: %s]", ownerName, name)
+		return nil, hidden
 	}
 	if id := identity(r); id != nil && id.Token != nil && id.Token.Scope.PublicOnly && rp.IsPrivate {
 		return nil, errs.Forbidden("token scope is limited to public repos")

@@ -82,9 +82,9 @@ func (a *API) setIssueSubscription(watch bool) http.HandlerFunc {
 		}
 		ctx := r.Context()
 		name := chi.URLParam(r, "user")
-		u, err := a.Users.Store.GetByName(ctx, name)
-		if err != nil || u.IsOrganization() {
-			a.fail(w, r, errs.NotFound("user does not exist [name: %s]", name))
+		u, err := a.visibleIndividual(r, name)
+		if err != nil {
+			a.fail(w, r, err)
 			return
 		}
 		d := doer(r)

@@ -60,7 +60,7 @@ type teamCtx struct {
 
 // loadTeam loads the team named by {id} for a caller who is in it, owns its
 // organization or is a site administrator. Other members of the organization
-// get 403, everyone else 404.
+// get 403, everyone else the answer for a team that does not exist.
 func (a *API) loadTeam(w http.ResponseWriter, r *http.Request) (*teamCtx, bool) {
 	id, ok := a.pathID(w, r, "id")
 	if !ok {
@@ -91,7 +91,7 @@ func (a *API) loadTeam(w http.ResponseWriter, r *http.Request) (*teamCtx, bool) 
 			if role.Member {
 				a.errorJSON(w, http.StatusForbidden, "Must be a team member")
 			} else {
-				a.notFound(w, r)
+				a.fail(w, r, org.ErrTeamNotExist(id))
 			}
 			return nil, false
 		}
@@ -317,7 +317,7 @@ func (a *API) getTeamMember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, ok := a.individualNamed(w, r, chi.URLParam(r, "username"))
+	u, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), a.orgMemberRelation(tc.org.ID))
 	if !ok {
 		return
 	}
@@ -338,7 +338,7 @@ func (a *API) addTeamMember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, ok := a.individualNamed(w, r, chi.URLParam(r, "username"))
+	u, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), a.orgMemberRelation(tc.org.ID))
 	if !ok {
 		return
 	}
@@ -355,7 +355,7 @@ func (a *API) removeTeamMember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, ok := a.individualNamed(w, r, chi.URLParam(r, "username"))
+	u, ok := a.visibleUserNamed(w, r, chi.URLParam(r, "username"), a.orgMemberRelation(tc.org.ID))
 	if !ok {
 		return
 	}

@@ -162,7 +162,9 @@ func (a *API) listRepoTeams(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkRepoTeam serves GET /repos/{owner}/{repo}/teams/{team} (readers): the
-// team when it reaches the repository, else 404.
+// team when it reaches the repository, else 404. Readers need not see the
+// organization's other teams, so a team that does not reach the repository
+// answers exactly like one that does not exist.
 func (a *API) checkRepoTeam(w http.ResponseWriter, r *http.Request) {
 	rc, ok := a.readableOrgRepo(w, r)
 	if !ok {
@@ -173,6 +175,9 @@ func (a *API) checkRepoTeam(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := a.teamReaches(r.Context(), t, rc.Repo); err != nil {
+		if errs.IsNotFound(err) {
+			err = org.ErrTeamNameNotExist(rc.Owner, chi.URLParam(r, "team"))
+		}
 		a.fail(w, r, err)
 		return
 	}

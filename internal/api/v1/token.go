@@ -16,20 +16,10 @@ import (
 func (a *API) tokenOwner(w http.ResponseWriter, r *http.Request) (*user.User, bool) {
 	d := doer(r)
 	name := chi.URLParam(r, "username")
-	u, err := a.Users.Store.GetByName(r.Context(), name)
-	if err == nil && u.IsOrganization() {
-		err = errs.NotFound("user does not exist [name: %s]", name)
-	}
+	// Someone else's tokens: 403, but a user the caller may not see is missing.
+	u, err := a.visibleIndividual(r, name)
 	if err == nil && d.ID != u.ID && !d.IsAdmin {
-		// Someone else's tokens: 403, but a user the caller may not see stays a 404.
-		var ok bool
-		ok, err = a.Access.CanSeeUser(r.Context(), viewer(r), u)
-		if err == nil && !ok {
-			err = errs.NotFound("user does not exist [name: %s]", name)
-		}
-		if err == nil {
-			err = errs.Forbidden("doer should be the site admin or be same as the contextUser")
-		}
+		err = errs.Forbidden("doer should be the site admin or be same as the contextUser")
 	}
 	if err != nil {
 		a.fail(w, r, err)

@@ -109,9 +109,9 @@ func (a *API) timeFilter(r *http.Request, rc *repoContext) (issue.TimeFilter, er
 	}
 	d := doer(r)
 	if name := strings.TrimSpace(r.URL.Query().Get("user")); name != "" {
-		u, err := a.Users.Store.GetByName(r.Context(), name)
-		if err != nil || u.IsOrganization() {
-			return f, errs.NotFound("user does not exist [name: %s]", name)
+		u, err := a.visibleIndividual(r, name)
+		if err != nil {
+			return f, err
 		}
 		f.UserID = u.ID
 	}
@@ -232,9 +232,9 @@ func (a *API) listUserRepoTimes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := chi.URLParam(r, "user")
-	u, err := a.Users.Store.GetByName(r.Context(), name)
-	if err != nil || u.IsOrganization() {
-		a.fail(w, r, errs.NotFound("user does not exist [name: %s]", name))
+	u, err := a.visibleIndividual(r, name)
+	if err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	d := doer(r)
@@ -286,8 +286,11 @@ func (a *API) addTime(w http.ResponseWriter, r *http.Request) {
 	d := doer(r)
 	u := d
 	if o.User != "" && ((rc.Perm.IsAdmin() && !strings.EqualFold(d.Name, o.User)) || d.IsAdmin) {
-		if u, err = a.Users.Store.GetByName(r.Context(), o.User); err != nil || u.IsOrganization() {
-			a.fail(w, r, errs.InvalidField("user_name", "user %q does not exist", o.User))
+		if u, err = a.visibleIndividual(r, o.User); err != nil {
+			if errs.IsNotFound(err) {
+				err = errs.InvalidField("user_name", "user %q does not exist", o.User)
+			}
+			a.fail(w, r, err)
 			return
 		}
 	}

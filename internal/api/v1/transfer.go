@@ -48,13 +48,7 @@ func (a *API) transferRepo(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	to, err := a.Users.Store.GetByName(ctx, o.NewOwner)
-	if err == nil {
-		var visible bool
-		if visible, err = a.Access.CanSeeOwner(ctx, d, to); err == nil && !visible {
-			err = newOwnerNotFound()
-		}
-	}
+	to, err := a.visibleAccount(r, o.NewOwner)
 	if err != nil {
 		if errs.IsNotFound(err) {
 			err = newOwnerNotFound()
@@ -70,16 +64,17 @@ func (a *API) transferRepo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, id := range *o.TeamIDs {
+			// A team of another organization answers like a missing one:
+			// its existence is none of the caller's business.
 			t, err := a.Orgs.GetTeam(ctx, id)
+			if err == nil && t.OrgID != to.ID {
+				err = org.ErrTeamNotExist(id)
+			}
 			if err != nil {
 				if errs.IsNotFound(err) {
 					err = errs.Invalid("team %d not found", id)
 				}
 				a.fail(w, r, err)
-				return
-			}
-			if t.OrgID != to.ID {
-				a.fail(w, r, errs.Forbidden("team %d belongs not to org %d", id, to.ID))
 				return
 			}
 			teamIDs = append(teamIDs, id)

@@ -21,18 +21,8 @@ func (a *API) loadVisibleUser(w http.ResponseWriter, r *http.Request) (*user.Use
 }
 
 // visibleUserNamed is loadVisibleUser for a name from elsewhere.
-func (a *API) visibleUserNamed(w http.ResponseWriter, r *http.Request, name string) (*user.User, bool) {
-	u, err := a.Users.Store.GetByName(r.Context(), name)
-	if err == nil && u.IsOrganization() {
-		err = errs.NotFound("user does not exist [name: %s]", name)
-	}
-	if err == nil {
-		var ok bool
-		ok, err = a.Access.CanSeeUser(r.Context(), viewer(r), u)
-		if err == nil && !ok {
-			err = errs.NotFound("user does not exist [name: %s]", name)
-		}
-	}
+func (a *API) visibleUserNamed(w http.ResponseWriter, r *http.Request, name string, known ...relation) (*user.User, bool) {
+	u, err := a.visibleIndividual(r, name, known...)
 	if err != nil {
 		a.fail(w, r, err)
 		return nil, false
