@@ -80,10 +80,21 @@ func IsSHA(s string) bool {
 
 // CleanTreePath validates a path inside a tree and returns it in canonical
 // form: components separated by single slashes, "." components and empty
-// components dropped. It rejects absolute paths, ".." components, ".git"
-// components in any letter case (also with trailing dots or spaces, which
-// some file systems ignore) and NUL bytes. The root is "".
-func CleanTreePath(p string) (string, error) {
+// components dropped. It rejects absolute paths, ".." components, NUL bytes
+// and ".git" components (in any letter case, with trailing dots or spaces).
+// The root is "". It is the check for reading: a path that Cairn writes (or
+// hands out, as an archive prefix) goes through CleanWritePath, which also
+// knows the other names a file system takes for .git.
+func CleanTreePath(p string) (string, error) { return cleanTreePath(p, false) }
+
+// CleanWritePath is CleanTreePath for a path that Cairn writes into a tree:
+// it also rejects every component that git's core.protectHFS and
+// core.protectNTFS rules take for ".git" (letter case, trailing dots and
+// spaces, NTFS short names and streams, code points HFS+ ignores), with a
+// *DotGitError that says which.
+func CleanWritePath(p string) (string, error) { return cleanTreePath(p, true) }
+
+func cleanTreePath(p string, write bool) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("%w: path contains NUL", ErrInvalidArgument)
 	}
@@ -97,7 +108,12 @@ func CleanTreePath(p string) (string, error) {
 			continue
 		case comp == "..":
 			return "", fmt.Errorf("%w: path %q leaves the tree", ErrInvalidArgument, p)
-		case strings.EqualFold(strings.TrimRight(comp, ". "), ".git"):
+		}
+		if write {
+			if reason, ok := dotGitReason(comp); ok {
+				return "", &DotGitError{Path: p, Reason: reason}
+			}
+		} else if strings.EqualFold(strings.TrimRight(comp, ". "), ".git") {
 			return "", fmt.Errorf("%w: path %q names a .git entry", ErrInvalidArgument, p)
 		}
 		parts = append(parts, comp)

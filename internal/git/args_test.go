@@ -111,7 +111,7 @@ func TestIsSHA(t *testing.T) {
 	}
 }
 
-func TestCleanTreePath(t *testing.T) {
+func TestCleanWritePath(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    string
@@ -138,15 +138,15 @@ func TestCleanTreePath(t *testing.T) {
 		{"a\x00b", "", true},
 	}
 	for _, tt := range tests {
-		got, err := CleanTreePath(tt.in)
+		got, err := CleanWritePath(tt.in)
 		if tt.wantErr {
 			if !errors.Is(err, ErrInvalidArgument) {
-				t.Errorf("CleanTreePath(%q) error = %v, want ErrInvalidArgument", tt.in, err)
+				t.Errorf("CleanWritePath(%q) error = %v, want ErrInvalidArgument", tt.in, err)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("CleanTreePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			t.Errorf("CleanWritePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
 }

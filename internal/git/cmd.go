@@ -35,6 +35,7 @@ type Cmd struct {
 	eoo      bool
 	dir      string
 	env      []string
+	config   []configEntry
 	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
@@ -180,15 +181,27 @@ func (c *Cmd) Repo(repoPath string) *Cmd {
 }
 
 // Env adds KEY=VALUE pairs to the command's environment (after the base
-// environment, so they win).
+// environment, so they win). A GIT_CONFIG_COUNT list among them
+// (GIT_CONFIG_COUNT=n, GIT_CONFIG_KEY_i, GIT_CONFIG_VALUE_i, numbered from
+// 0 in each call) is appended to the configuration the process gets from
+// elsewhere (Cairn's own, Options.Env, earlier calls) as one list, so no
+// call overwrites another's entries.
 func (c *Cmd) Env(kv ...string) *Cmd {
 	for _, e := range kv {
 		if !strings.Contains(e, "=") || strings.ContainsRune(e, 0) {
 			c.fail("environment entry %q", e)
 			return c
 		}
-		c.env = append(c.env, e)
 	}
+	env, config, err := splitConfigEnv(kv)
+	if err != nil {
+		if c.err == nil {
+			c.err = err
+		}
+		return c
+	}
+	c.env = append(c.env, env...)
+	c.config = append(c.config, config...)
 	return c
 }
 
@@ -237,7 +250,8 @@ func (c *Cmd) build(ctx context.Context) (*exec.Cmd, *tailBuffer, error) {
 		return nil, nil, c.err
 	}
 	cmd := exec.CommandContext(ctx, c.g.binary, c.argv()...)
-	cmd.Env = append(c.g.baseEnv(), c.env...)
+	config := append(append(protectConfig(), c.g.config...), c.config...)
+	cmd.Env = append(append(c.g.baseEnv(), c.env...), configEnv(config)...)
 	cmd.Dir = c.dir
 	cmd.Stdin = c.stdin
 	cmd.Stdout = c.stdout

@@ -116,7 +116,7 @@ func (g *Git) Archive(ctx context.Context, repoPath string, opts ArchiveOptions,
 	default:
 		return fmt.Errorf("%w: archive format %q", ErrInvalidArgument, opts.Format)
 	}
-	prefix, err := CleanTreePath(opts.Prefix)
+	prefix, err := CleanWritePath(opts.Prefix)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -57,7 +58,9 @@ type Options struct {
 	// PathEnv is PATH for git processes (git needs it to find its helpers
 	// and hooks their programs). Default: the PATH of the current process.
 	PathEnv string
-	// Env holds extra KEY=VALUE pairs added to every git process.
+	// Env holds extra KEY=VALUE pairs added to every git process. A
+	// GIT_CONFIG_COUNT list in it is merged with Cairn's own (see
+	// Cmd.Env).
 	Env []string
 	// TempDir is where temporary index files are created. Default
 	// os.TempDir().
@@ -74,6 +77,7 @@ type Git struct {
 	home    string
 	pathEnv string
 	env     []string
+	config  []configEntry
 	tempDir string
 	now     func() time.Time
 }
@@ -93,11 +97,16 @@ func New(opts Options) (*Git, error) {
 			return nil, fmt.Errorf("%w: environment entry %q", ErrInvalidArgument, kv)
 		}
 	}
+	env, config, err := splitConfigEnv(opts.Env)
+	if err != nil {
+		return nil, err
+	}
 	g := &Git{
 		binary:  resolved,
 		home:    opts.HomeDir,
 		pathEnv: opts.PathEnv,
-		env:     append([]string(nil), opts.Env...),
+		env:     env,
+		config:  config,
 		tempDir: opts.TempDir,
 		now:     opts.Now,
 	}
@@ -111,6 +120,85 @@ func New(opts Options) (*Git, error) {
 		g.now = time.Now
 	}
 	return g, nil
+}
+
+// configEntry is one configuration value passed to git through the
+// GIT_CONFIG_COUNT list of its environment.
+type configEntry struct{ key, value string }
+
+// protectConfig is the configuration every git process gets: git refuses
+// paths that name .git (or a .gitmodules symbolic link) on HFS+ or NTFS
+// when it writes an index (update-index, read-tree, apply), whatever the
+// platform Cairn runs on.
+func protectConfig() []configEntry {
+	return []configEntry{{"core.protectHFS", "true"}, {"core.protectNTFS", "true"}}
+}
+
+// receiveConfig makes receive-pack check every pushed object (git fsck's
+// rules) and refuse, besides what fsck counts as errors (malformed objects,
+// .gitmodules attacks), the tree entries it only warns about by default
+// that matter for safety: ".git" in any form git recognizes, ".", "..",
+// empty names and names with a slash. The checks of author and committer
+// lines that real old histories fail (bad time zones, zero-padded dates,
+// malformed e-mail addresses) are lowered to warnings, so that such
+// histories can still be pushed or mirrored; git prints them to the client.
+func receiveConfig() []configEntry {
+	cfg := []configEntry{{"receive.fsckObjects", "true"}}
+	for _, id := range []string{"hasDotgit", "hasDot", "hasDotdot", "emptyName", "fullPathname"} {
+		cfg = append(cfg, configEntry{"receive.fsck." + id, "error"})
+	}
+	for _, id := range []string{"badTimezone", "zeroPaddedDate", "badDate", "badDateOverflow", "badEmail", "badName",
+		"missingEmail", "missingNameBeforeEmail", "missingSpaceBeforeDate", "missingSpaceBeforeEmail"} {
+		cfg = append(cfg, configEntry{"receive.fsck." + id, "warn"})
+	}
+	return cfg
+}
+
+// splitConfigEnv takes the GIT_CONFIG_COUNT list (GIT_CONFIG_COUNT=n and
+// GIT_CONFIG_KEY_i, GIT_CONFIG_VALUE_i for i < n) out of one set of
+// environment entries and returns the other entries and the list. Numbered
+// entries beyond n are dropped, as git ignores them.
+func splitConfigEnv(kv []string) ([]string, []configEntry, error) {
+	var rest []string
+	count := 0
+	keys, values := map[string]string{}, map[string]string{}
+	for _, e := range kv {
+		k, v, _ := strings.Cut(e, "=")
+		if i, ok := strings.CutPrefix(k, "GIT_CONFIG_KEY_"); ok {
+			keys[i] = v
+		} else if i, ok := strings.CutPrefix(k, "GIT_CONFIG_VALUE_"); ok {
+			values[i] = v
+		} else if k == "GIT_CONFIG_COUNT" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, nil, fmt.Errorf("%w: environment entry %q", ErrInvalidArgument, e)
+			}
+			count = n
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	var config []configEntry
+	for i := 0; i < count; i++ {
+		key, okKey := keys[strconv.Itoa(i)]
+		value, okValue := values[strconv.Itoa(i)]
+		if !okKey || !okValue || key == "" {
+			return nil, nil, fmt.Errorf("%w: environment lacks GIT_CONFIG_KEY_%d or GIT_CONFIG_VALUE_%d", ErrInvalidArgument, i, i)
+		}
+		config = append(config, configEntry{key, value})
+	}
+	return rest, config, nil
+}
+
+// configEnv renders configuration values as one GIT_CONFIG_COUNT list.
+func configEnv(config []configEntry) []string {
+	env := make([]string, 0, 1+2*len(config))
+	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
+	for i, c := range config {
+		n := strconv.Itoa(i)
+		env = append(env, "GIT_CONFIG_KEY_"+n+"="+c.key, "GIT_CONFIG_VALUE_"+n+"="+c.value)
+	}
+	return env
 }
 
 // baseEnv is the environment every git process starts from.

@@ -63,6 +63,7 @@ func (g *Git) RunService(ctx context.Context, repoPath string, svc Service, opts
 		cmd = g.Command("upload-pack")
 	case ReceivePack:
 		cmd = g.Command("receive-pack")
+		cmd.config = append(cmd.config, receiveConfig()...)
 	case UploadArchive:
 		if opts.StatelessRPC || opts.AdvertiseRefs {
 			return fmt.Errorf("%w: upload-archive has no stateless or advertise mode", ErrInvalidArgument)

@@ -178,6 +178,9 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 	}
 
 	if opts.Patch != nil {
+		if err := g.checkPatchPaths(ctx, repoPath, opts.Patch); err != nil {
+			return "", err
+		}
 		err := idx("apply", "--cached", "--recount", "--binary", "--whitespace=nowarn").Stdin(bytes.NewReader(opts.Patch)).Run(ctx)
 		if err != nil {
 			var ge *Error
@@ -259,6 +262,9 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 			// regular files.
 			entry.mode = ModeFile
 		}
+		if err := checkGitmodulesLink(ch.Path, entry.mode); err != nil {
+			return "", err
+		}
 		state[ch.Path] = entry
 		delete(removed, ch.Path)
 		touch(ch.Path)
@@ -285,6 +291,32 @@ func (g *Git) CommitFiles(ctx context.Context, repoPath string, opts CommitFiles
 	}
 
 	return g.commitIndex(ctx, repoPath, idx, parent, ref, opts, author, committer)
+}
+
+// checkPatchPaths refuses a patch that writes or removes a path
+// CleanTreePath refuses, before it is applied, so the caller learns which
+// path is wrong (git apply, run with core.protectHFS and core.protectNTFS,
+// would only say "invalid path").
+func (g *Git) checkPatchPaths(ctx context.Context, repoPath string, patch []byte) error {
+	out, err := g.repoCommand(repoPath, "apply", "--numstat", "-z", "--recount").Stdin(bytes.NewReader(patch)).Output(ctx)
+	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) && ge.ExitCode > 0 {
+			return fmt.Errorf("%w: %s", ErrPatchDoesNotApply, firstLine(ge.Stderr))
+		}
+		return err
+	}
+	// Records are "added<TAB>deleted<TAB>path" ending in NUL.
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		f := bytes.SplitN(rec, []byte{'\t'}, 3)
+		if len(f) != 3 {
+			continue
+		}
+		if _, err := CleanWritePath(string(f[2])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrPatchDoesNotApply is returned when a patch does not apply to the tree.
@@ -354,7 +386,7 @@ func cleanChanges(in []FileChange) ([]FileChange, error) {
 	}
 	out := make([]FileChange, len(in))
 	for i, ch := range in {
-		p, err := CleanTreePath(ch.Path)
+		p, err := CleanWritePath(ch.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +401,7 @@ func cleanChanges(in []FileChange) ([]FileChange, error) {
 			}
 		case ChangeDelete:
 		case ChangeRename:
-			from, err := CleanTreePath(ch.FromPath)
+			from, err := CleanWritePath(ch.FromPath)
 			if err != nil {
 				return nil, err
 			}

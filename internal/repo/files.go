@@ -184,14 +184,24 @@ func (e *FileEntry) Kind() string {
 	return "file"
 }
 
-// CleanFilePath validates a file path of a contents request (see
+// CleanFilePath validates a file path of a contents request that reads (see
 // git.CleanTreePath) and returns its canonical form; a bad path is an
 // errs.Invalid naming it.
-func CleanFilePath(p string) (string, error) {
+func CleanFilePath(p string) (string, error) { return cleanFilePath(p, git.CleanTreePath) }
+
+// CleanWriteFilePath is CleanFilePath for a path that a request writes: it
+// also refuses names a file system could take for .git (git.CleanWritePath).
+func CleanWriteFilePath(p string) (string, error) { return cleanFilePath(p, git.CleanWritePath) }
+
+func cleanFilePath(p string, clean func(string) (string, error)) (string, error) {
 	if len(p) > maxFilePathLen {
 		return "", errs.Invalid("path is longer than %d bytes", maxFilePathLen)
 	}
-	c, err := git.CleanTreePath(p)
+	c, err := clean(p)
+	var dotgit *git.DotGitError
+	if errors.As(err, &dotgit) {
+		return "", errs.Invalid("path contains a malformed path component [path: %s]: it %s", p, dotgit.Problem())
+	}
 	if err != nil {
 		return "", errs.Invalid("path contains a malformed path component [path: %s]", p)
 	}
@@ -592,7 +602,7 @@ func cleanFileOperations(in []FileOperation) ([]FileOperation, []string, error) 
 		return nil
 	}
 	for i, op := range in {
-		p, err := CleanFilePath(op.Path)
+		p, err := CleanWriteFilePath(op.Path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -614,7 +624,7 @@ func cleanFileOperations(in []FileOperation) ([]FileOperation, []string, error) 
 			return nil, nil, errs.InvalidField("operation", "[Operation]: must be create, update or delete, not %q", op.Operation)
 		}
 		if op.FromPath != "" {
-			from, err := CleanFilePath(op.FromPath)
+			from, err := CleanWriteFilePath(op.FromPath)
 			if err != nil {
 				return nil, nil, err
 			}

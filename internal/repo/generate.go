@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 
@@ -98,6 +99,18 @@ func (s *Service) copyTemplateContent(ctx context.Context, doer *user.User, tmpl
 	tree := strings.TrimSpace(string(out))
 	if !git.IsSHA(tree) {
 		return errs.Invalid("cannot read the tree of template %s", tmpl.FullName())
+	}
+	// The copy gets the same path checks as any other write.
+	if err := s.Git.CheckTreePaths(ctx, src, tree); err != nil {
+		var dotgit *git.DotGitError
+		if errors.As(err, &dotgit) {
+			return errs.Invalid("template %s: %s", tmpl.FullName(), dotgit.Message())
+		}
+		if errors.Is(err, git.ErrInvalidArgument) {
+			return errs.Invalid("template %s has a path git refuses: %s", tmpl.FullName(),
+				strings.TrimPrefix(err.Error(), git.ErrInvalidArgument.Error()+": "))
+		}
+		return err
 	}
 	alt := "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(src, "objects")
 	sig := s.Signature(doer)

@@ -378,7 +378,7 @@ func decodeContent(field, s string) ([]byte, error) {
 // urlFilePath is the cleaned {filepath} of a file-changing request.
 func urlFilePath(r *http.Request) (string, error) {
 	raw := contentsPath(r)
-	p, err := repo.CleanFilePath(raw)
+	p, err := repo.CleanWriteFilePath(raw)
 	if err != nil {
 		return "", err
 	}
