@@ -3,10 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
-	"mime/multipart"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,37 +12,10 @@ import (
 	"code.gitea.io/sdk/gitea"
 )
 
-// upload posts a multipart body with the file in the field "attachment"
-// (field "" leaves the file out) and, before it, an optional filler field.
+// upload posts an attachment upload (see Server.Upload).
 func (k *actKit) upload(path, tok, field, filename string, content []byte, filler int) *Response {
 	k.t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	if filler > 0 {
-		fw, _ := mw.CreateFormField("filler")
-		fw.Write(bytes.Repeat([]byte("f"), filler))
-	}
-	if field != "" {
-		fw, err := mw.CreateFormFile(field, filename)
-		if err != nil {
-			k.t.Fatal(err)
-		}
-		fw.Write(content)
-	}
-	mw.Close()
-	req, err := http.NewRequest("POST", k.s.URL+path, &buf)
-	if err != nil {
-		k.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	Token(tok)(req)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		k.t.Fatalf("upload %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return k.s.Upload(path, tok, field, filename, content, filler)
 }
 
 type attachmentJSON struct {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -363,6 +364,39 @@ func (s *Server) Do(method, path string, opts ...RequestOption) *Response {
 	resp, err := client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Upload posts a multipart body with the file in the field "attachment"
+// (field "" leaves the file out) and, before it, an optional filler field.
+func (s *Server) Upload(path, tok, field, filename string, content []byte, filler int) *Response {
+	s.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	if filler > 0 {
+		fw, _ := mw.CreateFormField("filler")
+		fw.Write(bytes.Repeat([]byte("f"), filler))
+	}
+	if field != "" {
+		fw, err := mw.CreateFormFile(field, filename)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		fw.Write(content)
+	}
+	mw.Close()
+	req, err := http.NewRequest("POST", s.URL+path, &buf)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	Token(tok)(req)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatalf("upload %s: %v", path, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)

@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime/multipart"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -309,25 +305,9 @@ func (k *lkKit) idOf(body []byte) string {
 // upload attaches a small text file through a multipart POST and returns the answer's body.
 func (k *lkKit) upload(path, tok string) []byte {
 	k.t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, _ := mw.CreateFormFile("attachment", "note.txt")
-	fw.Write([]byte("hidden attachment"))
-	mw.Close()
-	req, err := http.NewRequest("POST", k.s.URL+path, &buf)
-	if err != nil {
-		k.t.Fatal(err)
+	r := k.s.Upload(path, tok, "attachment", "note.txt", []byte("hidden attachment"), 0)
+	if r.Status != 201 {
+		k.t.Fatalf("upload %s: %d %s", path, r.Status, r.Body)
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	Token(tok)(req)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		k.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 201 {
-		k.t.Fatalf("upload %s: %d %s", path, resp.StatusCode, b)
-	}
-	return b
+	return r.Body
 }
