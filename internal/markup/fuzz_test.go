@@ -90,7 +90,7 @@ func FuzzRender(f *testing.F) {
 	modes := []string{ModeMarkdown, ModeComment, ModeWiki}
 	f.Fuzz(func(t *testing.T, src string, mode uint8) {
 		o := Options{Mode: modes[int(mode)%len(modes)], RepoLink: "https://forge.example/o/r"}
-		out, err := r.Render([]byte(src), o)
+		out, err := r.Render(t.Context(), []byte(src), o)
 		if err != nil {
 			t.Fatalf("render: %v", err)
 		}

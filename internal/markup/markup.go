@@ -7,6 +7,8 @@ package markup
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"html"
 	"path"
@@ -51,13 +53,26 @@ type Options struct {
 	FilePath string
 }
 
-// Renderer renders Markdown. It holds no mutable state and is safe for
-// concurrent use.
+// MaxText is the largest text Render takes (ErrTooLarge beyond).
+const MaxText = 1 << 20
+
+// largeText is the size above which texts are rendered one at a time.
+// Goldmark's time grows with the square of some inputs (unclosed link
+// brackets, deep quote nesting: 40 KB of them take about a second), so
+// crafted texts rendered side by side could hold every core; one at a time
+// they hold at most one, while ordinary texts, far smaller, render at once.
+const largeText = 64 << 10
+
+// ErrTooLarge is returned for a text longer than MaxText.
+var ErrTooLarge = errors.New("markup: the text is larger than 1 MiB")
+
+// Renderer renders Markdown. It is safe for concurrent use.
 type Renderer struct {
 	document goldmark.Markdown
 	comment  goldmark.Markdown
 	policy   *bluemonday.Policy
 	rootURL  string
+	large    chan struct{} // a token for the one large render at a time
 }
 
 // New returns a renderer whose user links start with rootURL (ending in "/").
@@ -69,6 +84,7 @@ func New(rootURL string) *Renderer {
 		comment:  goldmark.New(ext, goldmark.WithRendererOptions(gmhtml.WithUnsafe(), gmhtml.WithHardWraps())),
 		policy:   newPolicy(),
 		rootURL:  rootURL,
+		large:    make(chan struct{}, 1),
 	}
 }
 
@@ -87,8 +103,20 @@ func newPolicy() *bluemonday.Policy {
 	return p
 }
 
-// Render renders src.
-func (r *Renderer) Render(src []byte, o Options) ([]byte, error) {
+// Render renders src. A text over largeText waits, as long as ctx allows,
+// for the large renders before it.
+func (r *Renderer) Render(ctx context.Context, src []byte, o Options) ([]byte, error) {
+	if len(src) > MaxText {
+		return nil, ErrTooLarge
+	}
+	if len(src) > largeText {
+		select {
+		case r.large <- struct{}{}:
+			defer func() { <-r.large }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	md, links := r.document, false
 	switch o.Mode {
 	case "", ModeMarkdown:

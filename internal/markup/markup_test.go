@@ -1,13 +1,17 @@
 package markup
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(t *testing.T, r *Renderer, src string, o Options) string {
 	t.Helper()
-	out, err := r.Render([]byte(src), o)
+	out, err := r.Render(t.Context(), []byte(src), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +94,36 @@ func TestRenderModes(t *testing.T) {
 		t.Errorf("file mode: %s", got)
 	}
 	for _, o := range []Options{{Mode: ModeFile, FilePath: "main.go"}, {Mode: "html"}} {
-		if _, err := r.Render([]byte("x"), o); err == nil {
+		if _, err := r.Render(t.Context(), []byte("x"), o); err == nil {
 			t.Errorf("%+v rendered", o)
 		} else if _, ok := err.(ErrUnsupported); !ok {
 			t.Errorf("%+v: %v", o, err)
 		}
+	}
+}
+
+// TestLargeTexts: a text over MaxText is refused, and a large text waits for
+// the large render before it only as long as its context allows.
+func TestLargeTexts(t *testing.T) {
+	r := New("http://localhost/")
+	if _, err := r.Render(t.Context(), bytes.Repeat([]byte("a"), MaxText+1), Options{}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over MaxText: %v", err)
+	}
+	large := bytes.Repeat([]byte("word "), largeText/5+1)
+	if out, err := r.Render(t.Context(), large, Options{}); err != nil || !bytes.Contains(out, []byte("word word")) {
+		t.Fatalf("a large text: %v", err)
+	}
+	r.large <- struct{}{} // another large render is running
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := r.Render(ctx, large, Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a large text while another renders: %v", err)
+	}
+	if out, err := r.Render(t.Context(), []byte("small *text*"), Options{}); err != nil || !bytes.Contains(out, []byte("<em>text</em>")) {
+		t.Fatalf("a small text while a large one renders: %q %v", out, err)
+	}
+	<-r.large
+	if _, err := r.Render(t.Context(), large, Options{}); err != nil {
+		t.Fatalf("a large text after the other: %v", err)
 	}
 }

@@ -43,6 +43,10 @@ func TestMarkdownRendering(t *testing.T) {
 		t.Fatalf("markup: %s", got)
 	}
 	mustStatus(t, s.Do("POST", "api/v1/markup", JSON(map[string]any{"Text": "x", "Mode": "file", "FilePath": "main.go"})), http.StatusUnprocessableEntity, "unsupported file")
+	// Texts are bounded: goldmark's time grows with the square of some inputs.
+	big := strings.Repeat("[a](", (1<<20)/4+1)
+	mustStatus(t, s.Do("POST", "api/v1/markdown", JSON(map[string]any{"Text": big})), http.StatusRequestEntityTooLarge, "a text over 1 MiB")
+	mustStatus(t, s.Do("POST", "api/v1/markdown/raw", Header("Content-Type", "text/plain"), RawBody(big)), http.StatusRequestEntityTooLarge, "a raw text over 1 MiB")
 	mustStatus(t, s.Do("POST", "api/v1/markdown", JSON(map[string]any{"Text": "x", "Mode": "html"})), http.StatusUnprocessableEntity, "unknown mode")
 	mustStatus(t, s.Do("POST", "api/v1/markdown", RawBody("{")), http.StatusUnprocessableEntity, "broken JSON")
 }

@@ -58,8 +58,12 @@ func (a *API) writeRendered(w http.ResponseWriter, r *http.Request, text, mode s
 	if wiki {
 		mode = markup.ModeWiki
 	}
-	out, err := a.Markup.Render([]byte(text), markup.Options{Mode: mode, RepoLink: a.repoLinkOf(context), FilePath: filePath})
+	out, err := a.Markup.Render(r.Context(), []byte(text), markup.Options{Mode: mode, RepoLink: a.repoLinkOf(context), FilePath: filePath})
 	var unsupported markup.ErrUnsupported
+	if errors.Is(err, markup.ErrTooLarge) {
+		a.fail(w, r, &errs.Error{Kind: errs.KindTooLarge, Message: "the text to render is larger than 1 MiB"})
+		return
+	}
 	if errors.As(err, &unsupported) {
 		a.fail(w, r, errs.Invalid("%s", unsupported.What))
 		return
