@@ -103,7 +103,9 @@ func (s *Service) finishCopy(ctx context.Context, r *Repository, wantBranch stri
 			branch = s.someBranch(ctx, path, branch)
 		}
 	}
-	if branch == "" {
+	if ValidateDefaultBranch(branch) != nil {
+		// Nothing usable: git allows longer branch names than a default
+		// branch may have.
 		branch = s.cfg.Repository.DefaultBranch
 	}
 	if err := s.Git.SetHeadBranch(ctx, path, branch); err != nil {
@@ -114,27 +116,35 @@ func (s *Service) finishCopy(ctx context.Context, r *Repository, wantBranch stri
 	return err
 }
 
+// hasBranch reports whether the repository has a branch name that can be its
+// default branch.
 func (s *Service) hasBranch(ctx context.Context, path, name string) bool {
-	if !git.ValidBranchName(name) {
+	if ValidateDefaultBranch(name) != nil {
 		return false
 	}
 	_, err := s.Git.GetBranch(ctx, path, name)
 	return err == nil
 }
 
-// someBranch picks a default branch among the existing ones: fallback, then
-// main, then master, then the first.
+// someBranch picks a default branch among the existing ones: the configured
+// default, then main, then master, then the first that can be a default
+// branch; fallback when there is none.
 func (s *Service) someBranch(ctx context.Context, path, fallback string) string {
 	for _, b := range []string{s.cfg.Repository.DefaultBranch, "main", "master"} {
 		if s.hasBranch(ctx, path, b) {
 			return b
 		}
 	}
-	list, _, err := s.Git.ListBranches(ctx, path, git.ListOptions{Limit: 1})
-	if err != nil || len(list) == 0 {
+	list, _, err := s.Git.ListBranches(ctx, path, git.ListOptions{Limit: 100})
+	if err != nil {
 		return fallback
 	}
-	return list[0].Name
+	for _, b := range list {
+		if ValidateDefaultBranch(b.Name) == nil {
+			return b.Name
+		}
+	}
+	return fallback
 }
 
 // abandon deletes a repository whose creation failed and returns cause.

@@ -111,7 +111,8 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 		for _, u := range req.Updates {
 			if name, ok := strings.CutPrefix(u.Ref, "refs/heads/"); ok && !isZeroSHA(u.NewSHA) {
 				pushed[name] = true
-				if first == "" {
+				// Git allows longer branch names than a default branch may have.
+				if first == "" && ValidateDefaultBranch(name) == nil {
 					first = name
 				}
 			}

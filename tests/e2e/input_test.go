@@ -231,3 +231,37 @@ func TestInputContentType(t *testing.T) {
 	// Routes whose body is optional still take none, whatever the header.
 	k.want(s.Do("PUT", "api/v1/repos/alice/proj/issues/1/lock", Token(k.alice.Token)), 204, "", "lock without a body")
 }
+
+// TestInputLongBranchPush: git allows branch names longer than a default
+// branch may have; a first push of only such a branch still records the push
+// (on PostgreSQL and MariaDB the name would not fit the column), and a first
+// push that also has a usable branch makes that one the default.
+func TestInputLongBranchPush(t *testing.T) {
+	s := StartServer(t)
+	k := newRTKit(t, s)
+	alice := s.CreateUser("alice")
+	long := "feature/" + strings.Repeat("x", 140) + "/" + strings.Repeat("y", 140) // 289 characters
+	for _, c := range []struct {
+		repo     string
+		branches []string
+		want     string
+	}{
+		{"only-long", []string{long}, "main"},
+		{"long-first", []string{long, "topic"}, "topic"},
+	} {
+		k.create(alice.Token, "user/repos", map[string]any{"name": c.repo})
+		dir := k.workTree(map[string]string{"a.txt": "a\n"})
+		args := []string{"push", k.url(alice.Name, alice.Password, "alice/"+c.repo)}
+		for _, b := range c.branches {
+			args = append(args, "main:refs/heads/"+b)
+		}
+		k.mustGit(dir, args...)
+		got := k.mustGet(alice.Token, "alice/"+c.repo)
+		if got.Empty || got.DefaultBranch != c.want {
+			t.Fatalf("%s: empty %v, default branch %q; want %q", c.repo, got.Empty, got.DefaultBranch, c.want)
+		}
+		if r := s.API("GET", "repos/alice/"+c.repo+"/branches/"+long, alice.Token, nil); r.Status != 200 {
+			t.Fatalf("%s: the long branch: %d %s", c.repo, r.Status, r.Body)
+		}
+	}
+}
