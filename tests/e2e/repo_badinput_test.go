@@ -123,6 +123,8 @@ func TestRepoBadInputRefs(t *testing.T) {
 	k.want(k.api("POST", "repos/alice/proj/tags", alice.Token, map[string]any{"tag_name": "v1"}), 201, "", "tag v1")
 	before := k.serverRefs(r.ID)
 
+	// A file an option-like revision would write, were it passed to git as an option.
+	victim := filepath.Join(t.TempDir(), "x")
 	for _, c := range []struct {
 		method, path string
 		body         map[string]any
@@ -134,7 +136,7 @@ func TestRepoBadInputRefs(t *testing.T) {
 		{"GET", "tags/-x", nil, 404},
 		{"GET", "commits?sha=-x", nil, 422},
 		{"GET", "commits?sha=--all", nil, 422},
-		{"GET", "commits?sha=--output=/tmp/x", nil, 422},
+		{"GET", "commits?sha=--output=" + victim, nil, 422},
 		{"GET", "git/commits/--all", nil, 422},
 		{"GET", "git/refs/--all", nil, 404},
 		{"GET", "contents/README.md?ref=--output=x", nil, 404},
@@ -182,8 +184,8 @@ func TestRepoBadInputRefs(t *testing.T) {
 			t.Errorf("%s %s %v: status %d, want %d: %.300s", c.method, c.path, c.body, resp.Status, c.status, resp.Body)
 		}
 	}
-	if _, err := os.Stat("/tmp/x"); err == nil {
-		t.Error("an option-like revision wrote /tmp/x")
+	if _, err := os.Stat(victim); err == nil {
+		t.Error("an option-like revision wrote " + victim)
 	}
 	if after := k.serverRefs(r.ID); after != before {
 		t.Fatalf("bad input changed refs:\n%s\n--\n%s", before, after)
