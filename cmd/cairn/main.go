@@ -10,11 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	v1 "github.com/cairn-forge/cairn/internal/api/v1"
+	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/observe"
 )
 
 // version is Cairn's own release version.
@@ -36,34 +36,87 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-const usage = `usage:
-  cairn serve
-  cairn admin user create --username U --password P --email E [--admin] [--restricted] [--must-change-password=false] [--access-token]
-  cairn admin user change-password --username U --password P [--must-change-password=false]
-  cairn admin user list [--admin]
-  cairn --version`
+const usage = `usage: cairn [--config FILE] [--data-dir DIR] <command> [flags]
+
+commands:
+  serve                               run the web interface, API, git over HTTP and SSH
+  admin user create                   create an account
+  admin user change-password          set an account's password
+  admin user list                     list accounts
+  admin user delete                   delete an account
+  admin user generate-access-token    create an access token for an account
+  admin user must-change-password     make accounts change their password at next sign-in
+  admin regenerate hooks              write the git hook scripts again, naming this binary
+  hook pre-receive|post-receive       run by git during a push
+  --version                           print Cairn's version and the Gitea API level
+
+--config and --data-dir (also accepted after any serve or admin command) name
+the instance, as CAIRN_CONFIG and CAIRN_DATA_DIR do. Run 'cairn <command> --help'
+for the flags of a command.`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	global := newFlagSet("cairn")
+	inst := addInstanceFlags(global)
+	showVersion := global.Bool("version", false, "print the version")
+	global.BoolVar(showVersion, "v", false, "print the version")
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, usage)
+			return nil
+		}
+		return usageError{fmt.Sprintf("%v\n%s", err, usage)}
+	}
+	args = global.Args()
+	if *showVersion || len(args) > 0 && args[0] == "version" {
+		fmt.Fprintf(stdout, "cairn %s (Gitea API %s, reported as %s)\n", version, v1.GiteaAPILevel, v1.VersionString(version))
+		return nil
+	}
 	if len(args) == 0 {
 		return usageError{usage}
 	}
+	getenv = inst.getenv(getenv)
 	switch args[0] {
-	case "--version", "-version", "version", "-v":
-		fmt.Fprintf(stdout, "cairn %s (Gitea API %s, reported as %s)\n", version, v1.GiteaAPILevel, v1.VersionString(version))
-		return nil
 	case "serve", "web":
-		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		fs := newFlagSet("cairn " + args[0])
+		sinst := addInstanceFlags(fs)
+		if done, err := parseFlags(fs, args[1:], stdout, "cairn serve [--config FILE] [--data-dir DIR]",
+			"Runs the web interface, the API, git over HTTP and the SSH server until SIGINT or SIGTERM.\n"+
+				"Settings come from the environment (CAIRN_HTTP_ADDR, CAIRN_SSH_ADDR, CAIRN_ROOT_URL,\n"+
+				"CAIRN_DATABASE_URL, CAIRN_<SECTION>_<KEY>) and the configuration file."); done || err != nil {
+			return err
+		}
+		getenv = sinst.getenv(getenv)
+	case "hook":
+		if len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help") {
+			fmt.Fprintln(stdout, "usage: cairn hook pre-receive|post-receive\n\nRun by git during a push (the hook scripts Cairn writes): hands the ref updates to the running server.")
+			return nil
+		}
+	}
+	switch args[0] {
+	case "serve", "web":
+		// The logger follows [log] LEVEL and FORMAT from the start.
+		cfg, err := config.Load(getenv)
+		if err != nil {
+			return err
+		}
+		out := observe.NewBufferedWriter(stderr, observe.LogFlushEvery)
+		defer out.Close()
+		logger, err := observe.NewLogger(out, cfg.Log.Level, cfg.Log.Format)
+		if err != nil {
+			return err
+		}
+		slog.SetDefault(logger)
+		ctx, force, stop := shutdownSignals(ctx, func() { _ = out.Flush() })
 		defer stop()
-		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-		return serve(ctx, stdout, getenv)
+		return serve(ctx, stdout, getenv, force)
 	case "admin":
-		return admin(ctx, args[1:], stdout, getenv)
+		return admin(ctx, args[1:], os.Stdin, stdout, stderr, getenv)
 	case "hook":
 		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "post-receive") {
 			return usageError{"usage: cairn hook pre-receive|post-receive (run by git)"}
 		}
 		return hooks.Run(ctx, args[1], os.Stdin, stderr, getenv)
-	case "help", "-h", "--help":
+	case "help":
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
@@ -75,4 +128,69 @@ func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// parseFlags parses the flags of a command that takes no arguments. On -h or
+// --help it prints the usage line, about and the flags to stdout and reports
+// done, so the command does nothing else.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, synopsis, about string) (done bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout, fs, synopsis, about)
+		return true, nil
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err != nil {
+		return false, usageError{fmt.Sprintf("%v\nusage: %s\n(run '%s --help' for the flags)", err, synopsis, fs.Name())}
+	}
+	return false, nil
+}
+
+// printHelp writes a command's usage and its flags, GNU style.
+func printHelp(w io.Writer, fs *flag.FlagSet, synopsis, about string) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", synopsis, about)
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, text := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if kind != "" {
+			name += " " + kind
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", name, text)
+	})
+}
+
+// instanceFlags are --config and --data-dir, which name the instance a
+// command works on in place of CAIRN_CONFIG and CAIRN_DATA_DIR.
+type instanceFlags struct{ config, dataDir *string }
+
+func addInstanceFlags(fs *flag.FlagSet) instanceFlags {
+	return instanceFlags{
+		config:  fs.String("config", "", "configuration `FILE` (instead of CAIRN_CONFIG; default <data dir>/cairn.ini)"),
+		dataDir: fs.String("data-dir", "", "data `DIR` (instead of CAIRN_DATA_DIR; default ./data)"),
+	}
+}
+
+// getenv returns next with the flags given in place of their variables.
+func (f instanceFlags) getenv(next func(string) string) func(string) string {
+	config, dataDir := *f.config, *f.dataDir
+	if config == "" && dataDir == "" {
+		return next
+	}
+	return func(key string) string {
+		switch {
+		case key == "CAIRN_CONFIG" && config != "":
+			return config
+		case key == "CAIRN_DATA_DIR" && dataDir != "":
+			return dataDir
+		}
+		return next(key)
+	}
 }

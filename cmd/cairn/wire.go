@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/access"
@@ -21,6 +23,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/notify"
+	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/sshd"
@@ -45,6 +48,10 @@ type app struct {
 	issues    *issue.Service
 	notifier  *notify.Service
 	avatars   avatar.Files
+	// logger writes the access log (nil: none) and metrics counts requests
+	// (nil: [metrics] ENABLED is off); serve sets both.
+	logger  *slog.Logger
+	metrics *observe.Metrics
 }
 
 // open loads the settings, connects and migrates the database and builds the services.
@@ -53,11 +60,24 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.LogSummary(slog.Default(), os.Environ())
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
+	if err := os.MkdirAll(cfg.RepositoryRoot(), 0o750); err != nil { // [repository] ROOT
+		return nil, fmt.Errorf("repositories directory: %w", err)
+	}
+	if file, ok := strings.CutPrefix(cfg.DatabaseURL, "sqlite:"); ok { // [database] PATH
+		if err := os.MkdirAll(filepath.Dir(file), 0o750); err != nil {
+			return nil, fmt.Errorf("database directory: %w", err)
+		}
+	}
 	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseForeignDatabase(ctx, d); err != nil {
+		d.Close()
 		return nil, err
 	}
 	if err := d.Migrate(ctx, migrations.All()); err != nil {
@@ -132,26 +152,54 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 func (a *app) close() { a.db.Close() }
 
 // handler is the top-level HTTP router: health, API, API document, avatars.
+// Every request gets an X-Request-Id, an access log line and its metrics.
 func (a *app) handler() http.Handler {
-	api := v1.New(v1.Deps{
+	api := a.api()
+	return observe.Middleware(a.logger, a.metrics, api.RoutePattern)(a.routes(api))
+}
+
+// api builds the API handler.
+func (a *app) api() *v1.API {
+	return v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version,
 	})
+}
+
+// routes maps paths to handlers; routes that are not the API's get a fixed
+// route label (log, metrics), the API's are labelled by chi.
+func (a *app) routes(api *v1.API) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"pass"}` + "\n"))
-	})
+	handle := func(pattern string, h http.Handler) {
+		path := pattern
+		if _, p, ok := strings.Cut(pattern, " "); ok {
+			path = p // without the method
+		}
+		mux.Handle(pattern, observe.Route(path, h))
+	}
+	handle("GET /api/healthz", observe.Health("Cairn", 5*time.Second,
+		observe.Check{Name: "database:ping", Failure: "the database does not answer", Run: func(ctx context.Context) error {
+			var one int
+			return a.db.QueryRow(ctx, "SELECT 1").Scan(&one)
+		}},
+		observe.Check{Name: "repositories:storage", Failure: "the repositories directory is not readable and writable",
+			Run: observe.DirWritable(a.cfg.RepositoryRoot())},
+	))
+	if a.metrics != nil { // [metrics] ENABLED; otherwise /metrics answers 404
+		handle("GET /metrics", a.metrics.Handler(a.cfg.Metrics.Token))
+	}
 	mux.Handle("/api/v1/", api)
-	mux.Handle("/api/internal/hook/", a.hooks)
-	mux.HandleFunc("GET /swagger.v1.json", api.ServeSwagger)
-	mux.HandleFunc("GET /avatars/{name}", avatar.Handler)
-	mux.HandleFunc("GET /avatars/custom/{name}", a.avatars.Handler)
-	mux.HandleFunc("GET /attachments/{uuid}", api.ServeAttachment)
+	handle("/api/internal/hook/", a.hooks)
+	if a.cfg.API.EnableSwagger { // [api] ENABLE_SWAGGER
+		handle("GET /swagger.v1.json", http.HandlerFunc(api.ServeSwagger))
+	}
+	handle("GET /avatars/{name}", http.HandlerFunc(avatar.Handler))
+	handle("GET /avatars/custom/{name}", http.HandlerFunc(a.avatars.Handler))
+	handle("GET /attachments/{uuid}", http.HandlerFunc(api.ServeAttachment))
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
-		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api,
+		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api, Metrics: a.metrics,
 	})
 	return api.GuardPaths(mux)
 }
@@ -176,7 +224,7 @@ func (a *app) sshServer() (*sshd.Server, error) {
 	}
 	return sshd.New(sshd.Options{
 		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
-		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone,
+		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone, Metrics: a.metrics,
 	})
 }
 

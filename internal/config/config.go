@@ -4,13 +4,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
-	"net/url"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
-	"strings"
 	"time"
 
 	"gopkg.in/ini.v1"
@@ -26,12 +24,24 @@ type Config struct {
 	SSHAddr string
 	// RootURL is the public base URL, always ending in "/".
 	RootURL string
-	// DatabaseURL selects the database: empty for SQLite in DataDir, postgres:// or mysql://.
+	// DatabaseURL selects the database: empty for SQLite in DataDir, postgres://,
+	// mysql:// or sqlite:<path>.
 	DatabaseURL string
 	// ConfigFile is the INI file the settings were read from (may not exist).
 	ConfigFile string
+	// ConfigFileFound tells whether ConfigFile existed and was read.
+	ConfigFileFound bool
+	// Changed lists the keys set in the file or the environment to a value
+	// other than their default, in declaration order.
+	Changed []Setting
+	// Warnings lists the keys of the file that Cairn does not know or does
+	// not support yet; they have no effect.
+	Warnings []KeyWarning
+	// given holds "section\x00KEY" of every key set in the file or the environment.
+	given map[string]bool
 
 	Server     ServerSection     `section:"server"`
+	Database   DatabaseSection   `section:"database"`
 	API        APISection        `section:"api"`
 	UI         UISection         `section:"ui"`
 	Repository RepositorySection `section:"repository"`
@@ -43,167 +53,188 @@ type Config struct {
 	Migrations      MigrationsSection      `section:"migrations"`
 	Mirror          MirrorSection          `section:"mirror"`
 	Service         ServiceSection         `section:"service"`
-	Admin           AdminSection           `section:"admin"`
+	Log             LogSection             `section:"log"`
+	Metrics         MetricsSection         `section:"metrics"`
 	Debug           DebugSection           `section:"debug"`
 }
 
-// ServerSection is [server].
+// ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the
+// SSH listen keys are folded into Config.HTTPAddr, SSHAddr and RootURL.
 type ServerSection struct {
-	SSHAnonymousClone bool          `key:"SSH_ANONYMOUS_CLONE" default:"false"`
-	SSHDomain         string        `key:"SSH_DOMAIN" default:""`
-	SSHPort           int           `key:"SSH_PORT" default:"0"`
-	ShutdownTimeout   time.Duration `key:"SHUTDOWN_TIMEOUT" default:"30s"`
+	Protocol          string        `key:"PROTOCOL" default:"http" doc:"Only http is supported: Cairn serves plain HTTP (put a TLS proxy in front); other values are refused."`
+	HTTPAddr          string        `key:"HTTP_ADDR" default:"127.0.0.1" doc:"Host or IP address to listen on for the web interface, API and git over HTTP (0.0.0.0 for every interface). Cairn's default is loopback; Gitea's is 0.0.0.0."`
+	HTTPPort          int           `key:"HTTP_PORT" default:"3000" doc:"Port to listen on, with HTTP_ADDR."`
+	Domain            string        `key:"DOMAIN" default:"" doc:"Public host name. When set and ROOT_URL is not, the root URL is http://DOMAIN:<port>/; it is also the default of SSH_DOMAIN."`
+	RootURL           string        `key:"ROOT_URL" default:"" doc:"Public URL of the instance, used in clone_url, html_url and links. Empty: http://<DOMAIN or listen address>:<port>/."`
+	StartSSH          bool          `key:"START_SSH_SERVER" default:"true" doc:"Run the built-in SSH server. Cairn has no OpenSSH integration, so false turns SSH off (Gitea's default is false, meaning OpenSSH). Given as true, SSH_PORT is also the default listen port, as in Gitea."`
+	DisableSSH        bool          `key:"DISABLE_SSH" default:"false" doc:"Turn git over SSH off."`
+	SSHListenHost     string        `key:"SSH_LISTEN_HOST" default:"127.0.0.1" doc:"Address the built-in SSH server listens on (0.0.0.0 for every interface)."`
+	SSHListenPort     int           `key:"SSH_LISTEN_PORT" default:"0" doc:"Port the built-in SSH server listens on. 0: SSH_PORT when START_SSH_SERVER = true is given (Gitea's rule), else 2222."`
+	SSHAnonymousClone bool          `key:"SSH_ANONYMOUS_CLONE" default:"false" doc:"Allow cloning public repositories over SSH without a registered key (Cairn's own key)."`
+	SSHDomain         string        `key:"SSH_DOMAIN" default:"" doc:"Host name in SSH clone URLs. Empty: DOMAIN, else the host of ROOT_URL."`
+	SSHPort           int           `key:"SSH_PORT" default:"0" doc:"Port shown in SSH clone URLs (22 gives git@host:owner/repo.git). 0: the port the SSH server listens on."`
+	ShutdownTimeout   time.Duration `key:"SHUTDOWN_TIMEOUT" default:"30s" doc:"How long a stopping server waits for requests and git transfers to finish (Cairn's own key)."`
+}
+
+// DatabaseSection is [database]; it is folded into Config.DatabaseURL unless
+// CAIRN_DATABASE_URL is set.
+type DatabaseSection struct {
+	Type    string `key:"DB_TYPE" default:"" doc:"sqlite3, postgres or mysql (MariaDB too). Empty: SQLite at <data>/cairn.db. The other keys build the same connection as CAIRN_DATABASE_URL would. A database that has tables but no Cairn schema (such as Gitea's own) is refused."`
+	Host    string `key:"HOST" default:"" doc:"Database server as host or host:port (PostgreSQL: 5432, MySQL: 3306 when no port is given); for PostgreSQL a path starting with / is a Unix socket directory."`
+	Name    string `key:"NAME" default:"" doc:"Database name."`
+	User    string `key:"USER" default:"" doc:"Database user."`
+	Passwd  string `key:"PASSWD" default:"" secret:"true" doc:"Database password (never printed)."`
+	SSLMode string `key:"SSL_MODE" default:"disable" doc:"PostgreSQL: sslmode (disable, require, verify-ca, verify-full). MySQL: the driver's tls value (true, false, skip-verify, preferred); disable means false."`
+	Path    string `key:"PATH" default:"" doc:"sqlite3 only: the database file; a relative path is taken from the working directory. Empty: <data>/cairn.db."`
 }
 
 // APISection is [api].
 type APISection struct {
-	EnableSwagger           bool  `key:"ENABLE_SWAGGER" default:"true"`
-	MaxResponseItems        int   `key:"MAX_RESPONSE_ITEMS" default:"50"`
-	DefaultPagingNum        int   `key:"DEFAULT_PAGING_NUM" default:"30"`
-	DefaultGitTreesPerPage  int   `key:"DEFAULT_GIT_TREES_PER_PAGE" default:"1000"`
-	DefaultMaxBlobSize      int64 `key:"DEFAULT_MAX_BLOB_SIZE" default:"10485760"`
-	DefaultMaxResponseSize  int64 `key:"DEFAULT_MAX_RESPONSE_SIZE" default:"52428800"`
-	TokenLastUsedFlushEvery int   `key:"TOKEN_LAST_USED_FLUSH_SECONDS" default:"10"`
+	EnableSwagger           bool  `key:"ENABLE_SWAGGER" default:"true" doc:"Serve the API document at /swagger.v1.json; false answers 404 there."`
+	MaxResponseItems        int   `key:"MAX_RESPONSE_ITEMS" default:"50" doc:"Largest page size (limit) the API returns."`
+	DefaultPagingNum        int   `key:"DEFAULT_PAGING_NUM" default:"30" doc:"Page size when a request gives no limit."`
+	DefaultGitTreesPerPage  int   `key:"DEFAULT_GIT_TREES_PER_PAGE" default:"1000" doc:"Largest page of entries of /git/trees."`
+	DefaultMaxBlobSize      int64 `key:"DEFAULT_MAX_BLOB_SIZE" default:"10485760" doc:"Largest file (bytes) whose content the contents and blob APIs return inline."`
+	TokenLastUsedFlushEvery int   `key:"TOKEN_LAST_USED_FLUSH_SECONDS" default:"10" doc:"Seconds between writes of the tokens' last-used times, kept in memory meanwhile (Cairn's own key)."`
 }
 
 // UISection is [ui].
 type UISection struct {
-	DefaultTheme     string   `key:"DEFAULT_THEME" default:"gitea-auto"`
-	Reactions        []string `key:"REACTIONS" default:"+1,-1,laugh,hooray,confused,heart,rocket,eyes"`
-	CustomEmojis     []string `key:"CUSTOM_EMOJIS" default:"gitea,codeberg,gitlab,git,github,gogs"`
-	ExplorePagingNum int      `key:"EXPLORE_PAGING_NUM" default:"20"`
+	DefaultTheme string   `key:"DEFAULT_THEME" default:"gitea-auto" doc:"Theme reported by /settings/ui."`
+	Reactions    []string `key:"REACTIONS" default:"+1,-1,laugh,hooray,confused,heart,rocket,eyes" doc:"Reactions users may give (comma-separated)."`
+	CustomEmojis []string `key:"CUSTOM_EMOJIS" default:"gitea,codeberg,gitlab,git,github,gogs" doc:"Custom emojis reported by /settings/ui (comma-separated)."`
 }
 
 // RepositorySection is [repository].
 type RepositorySection struct {
-	ForcePrivate         bool     `key:"FORCE_PRIVATE" default:"false"`
-	DefaultPrivate       string   `key:"DEFAULT_PRIVATE" default:"last"`
-	DefaultBranch        string   `key:"DEFAULT_BRANCH" default:"main"`
-	DefaultRepoUnits     []string `key:"DEFAULT_REPO_UNITS" default:"repo.code,repo.releases,repo.issues,repo.pulls,repo.wiki,repo.projects,repo.packages,repo.actions"`
-	DisabledRepoUnits    []string `key:"DISABLED_REPO_UNITS" default:""`
-	DisableMigrations    bool     `key:"DISABLE_MIGRATIONS" default:"false"`
-	DisableStars         bool     `key:"DISABLE_STARS" default:"false"`
-	MirrorInterval       string   `key:"MIRROR_INTERVAL" default:"8h"`
-	MaxCreationLimit     int      `key:"MAX_CREATION_LIMIT" default:"-1"`
-	HTTPTransferDisabled bool     `key:"DISABLE_HTTP_GIT" default:"false"`
-	// QuarantineMaxAge is how long a push quarantine directory (objects/
-	// tmp_objdir-incoming-*) may go unmodified before the periodic sweep
-	// removes it; 0 keeps only the sweep at start-up.
-	QuarantineMaxAge time.Duration `key:"QUARANTINE_MAX_AGE" default:"1h"`
+	Root                 string        `key:"ROOT" default:"" doc:"Directory of the bare repositories. Empty: <data>/repositories. Cairn names them <id>.git, not Gitea's <owner>/<name>.git, so it cannot serve a Gitea repository directory."`
+	ForcePrivate         bool          `key:"FORCE_PRIVATE" default:"false" doc:"New repositories are private, and only administrators may make one public."`
+	DefaultPrivate       string        `key:"DEFAULT_PRIVATE" default:"last" doc:"last, private or public: the default of the web interface's new-repository form (not built yet); as in Gitea, the API's private field is not affected."`
+	DefaultBranch        string        `key:"DEFAULT_BRANCH" default:"main" doc:"Default branch of new repositories."`
+	DefaultRepoUnits     []string      `key:"DEFAULT_REPO_UNITS" default:"repo.code,repo.releases,repo.issues,repo.pulls,repo.wiki,repo.projects,repo.packages,repo.actions" doc:"Units enabled in new repositories (comma-separated)."`
+	DisabledRepoUnits    []string      `key:"DISABLED_REPO_UNITS" default:"" doc:"Units disabled on the whole instance (comma-separated)."`
+	DisableMigrations    bool          `key:"DISABLE_MIGRATIONS" default:"false" doc:"Refuse repository migrations and mirrors."`
+	DisableStars         bool          `key:"DISABLE_STARS" default:"false" doc:"Turn stars off."`
+	MirrorInterval       string        `key:"MIRROR_INTERVAL" default:"8h" doc:"Default sync interval of new pull mirrors (Cairn's key; Gitea's [mirror] DEFAULT_INTERVAL is not supported yet)."`
+	MaxCreationLimit     int           `key:"MAX_CREATION_LIMIT" default:"-1" doc:"How many repositories a user may own when their own max_repo_creation is -1; -1 is no limit. Administrators are not limited."`
+	HTTPTransferDisabled bool          `key:"DISABLE_HTTP_GIT" default:"false" doc:"Turn git over HTTP off."`
+	QuarantineMaxAge     time.Duration `key:"QUARANTINE_MAX_AGE" default:"1h" doc:"How long a push quarantine directory may stay unmodified before the periodic sweep removes it; 0 keeps only the sweep at start-up (Cairn's own key)."`
 }
 
 // RepositoryIssueSection is [repository.issue].
 type RepositoryIssueSection struct {
-	// MaxPinned is how many issues (and, separately, pull requests) a
-	// repository may pin; 0 turns pinning off.
-	MaxPinned int `key:"MAX_PINNED" default:"3"`
+	MaxPinned int `key:"MAX_PINNED" default:"3" doc:"How many issues (and, apart, pull requests) a repository may pin; 0 turns pinning off."`
 }
 
 // PictureSection is [picture]: limits of uploaded avatars.
 type PictureSection struct {
-	AvatarMaxWidth    int   `key:"AVATAR_MAX_WIDTH" default:"4096"`
-	AvatarMaxHeight   int   `key:"AVATAR_MAX_HEIGHT" default:"4096"`
-	AvatarMaxFileSize int64 `key:"AVATAR_MAX_FILE_SIZE" default:"1048576"`
+	AvatarMaxWidth    int   `key:"AVATAR_MAX_WIDTH" default:"4096" doc:"Widest uploaded avatar in pixels."`
+	AvatarMaxHeight   int   `key:"AVATAR_MAX_HEIGHT" default:"4096" doc:"Tallest uploaded avatar in pixels."`
+	AvatarMaxFileSize int64 `key:"AVATAR_MAX_FILE_SIZE" default:"1048576" doc:"Largest uploaded avatar in bytes."`
 }
 
 // AttachmentSection is [attachment].
 type AttachmentSection struct {
-	Enabled      bool     `key:"ENABLED" default:"true"`
-	AllowedTypes []string `key:"ALLOWED_TYPES" default:".avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip"`
-	MaxSize      int64    `key:"MAX_SIZE" default:"2048"`
-	MaxFiles     int      `key:"MAX_FILES" default:"5"`
+	Enabled      bool     `key:"ENABLED" default:"true" doc:"Allow attachments on issues and comments."`
+	AllowedTypes []string `key:"ALLOWED_TYPES" default:".avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip" doc:"File extensions or MIME types allowed (comma-separated)."`
+	MaxSize      int64    `key:"MAX_SIZE" default:"2048" doc:"Largest attachment in MiB."`
+	MaxFiles     int      `key:"MAX_FILES" default:"5" doc:"Most attachments in one upload."`
 }
 
 // SecuritySection is [security].
 type SecuritySection struct {
-	ImportLocalPaths  bool `key:"IMPORT_LOCAL_PATHS" default:"false"`
-	MinPasswordLength int  `key:"MIN_PASSWORD_LENGTH" default:"1"`
+	ImportLocalPaths  bool `key:"IMPORT_LOCAL_PATHS" default:"false" doc:"Allow migrations from local paths of the server (for users allowed to)."`
+	MinPasswordLength int  `key:"MIN_PASSWORD_LENGTH" default:"1" doc:"Shortest password accepted."`
 	// LoginFailuresPerAccount is how many failed password checks one login
 	// may have in LoginFailureWindow before password checks for it are
 	// refused with 429 until the window ends; 0 turns the limit off.
-	LoginFailuresPerAccount int `key:"LOGIN_FAILURES_PER_ACCOUNT" default:"10"`
+	LoginFailuresPerAccount int `key:"LOGIN_FAILURES_PER_ACCOUNT" default:"10" doc:"Failed password checks one login may have in LOGIN_FAILURE_WINDOW before further ones answer 429; 0 turns the limit off (Cairn's own key)."`
 	// LoginFailuresPerAddress is the same limit per client address (IPv4
 	// address, IPv6 /64), over all logins; 0 turns it off.
-	LoginFailuresPerAddress int `key:"LOGIN_FAILURES_PER_ADDRESS" default:"30"`
+	LoginFailuresPerAddress int `key:"LOGIN_FAILURES_PER_ADDRESS" default:"30" doc:"The same limit per client address (IPv4 address, IPv6 /64) over all logins; 0 turns it off (Cairn's own key)."`
 	// LoginFailureWindow is how long failures count, from the first; 0 turns
 	// the throttle off.
-	LoginFailureWindow time.Duration `key:"LOGIN_FAILURE_WINDOW" default:"15m"`
+	LoginFailureWindow time.Duration `key:"LOGIN_FAILURE_WINDOW" default:"15m" doc:"How long failures count, from the first; 0 turns the throttle off (Cairn's own key)."`
 }
 
 // MigrationsSection is [migrations].
 type MigrationsSection struct {
-	AllowLocalNetworks bool     `key:"ALLOW_LOCALNETWORKS" default:"false"`
-	AllowedDomains     []string `key:"ALLOWED_DOMAINS" default:""`
-	BlockedDomains     []string `key:"BLOCKED_DOMAINS" default:""`
+	AllowLocalNetworks bool     `key:"ALLOW_LOCALNETWORKS" default:"false" doc:"Allow migrations and mirrors from private and loopback addresses."`
+	AllowedDomains     []string `key:"ALLOWED_DOMAINS" default:"" doc:"If set, migrations only from these hosts (comma-separated, * wildcards)."`
+	BlockedDomains     []string `key:"BLOCKED_DOMAINS" default:"" doc:"Hosts migrations may not come from (comma-separated, * wildcards)."`
 }
 
 // MirrorSection is [mirror].
 type MirrorSection struct {
 	// Enabled allows pull mirrors; GET /settings/repository reports mirrors_disabled = !Enabled.
-	Enabled bool `key:"ENABLED" default:"true"`
+	Enabled bool `key:"ENABLED" default:"true" doc:"Allow pull mirrors."`
 }
 
 // ServiceSection is [service].
 type ServiceSection struct {
-	DefaultUserVisibility string `key:"DEFAULT_USER_VISIBILITY" default:"public"`
-	DefaultOrgVisibility  string `key:"DEFAULT_ORG_VISIBILITY" default:"public"`
-	DefaultKeepEmailPriv  bool   `key:"DEFAULT_KEEP_EMAIL_PRIVATE" default:"false"`
-	AllowOnlyInternalReg  bool   `key:"ALLOW_ONLY_INTERNAL_REGISTRATION" default:"false"`
-	EnableTimetracking    bool   `key:"ENABLE_TIMETRACKING" default:"true"`
-	EnableDependencies    bool   `key:"DEFAULT_ENABLE_DEPENDENCIES" default:"true"`
+	DefaultUserVisibility string `key:"DEFAULT_USER_VISIBILITY" default:"public" doc:"public, limited or private: visibility of accounts created without one."`
+	DefaultOrgVisibility  string `key:"DEFAULT_ORG_VISIBILITY" default:"public" doc:"public, limited or private: the default of the web interface's new-organization form (not built yet); as in Gitea, the API's visibility field is not affected."`
+	EnableTimetracking    bool   `key:"ENABLE_TIMETRACKING" default:"true" doc:"Allow time tracking."`
+	EnableDependencies    bool   `key:"DEFAULT_ENABLE_DEPENDENCIES" default:"true" doc:"Issue dependencies are on in new repositories."`
 }
 
-// AdminSection is [admin].
-type AdminSection struct {
-	DefaultEmailNotifications string `key:"DEFAULT_EMAIL_NOTIFICATIONS" default:"enabled"`
+// LogSection is [log].
+type LogSection struct {
+	Level  string `key:"LEVEL" default:"info" doc:"Least severe messages logged: trace, debug, info, warn, error, critical, fatal, or none (off) for no log."`
+	Format string `key:"FORMAT" default:"text" doc:"text or json (Cairn's own key)."`
+}
+
+// MetricsSection is [metrics].
+type MetricsSection struct {
+	Enabled bool   `key:"ENABLED" default:"false" doc:"Serve Prometheus metrics at /metrics."`
+	Token   string `key:"TOKEN" default:"" secret:"true" doc:"If set, /metrics requires Authorization: Bearer <TOKEN> (never printed)."`
 }
 
 // DebugSection is [debug]: switches that help tests and benchmarks observe the server.
 type DebugSection struct {
 	// QueryCountHeader adds X-Cairn-Query-Count to every API response.
-	QueryCountHeader bool `key:"QUERY_COUNT_HEADER" default:"false"`
+	QueryCountHeader bool `key:"QUERY_COUNT_HEADER" default:"false" doc:"Add X-Cairn-Query-Count to every API response (Cairn's own key)."`
 }
 
-// Load reads the settings. getenv is usually os.Getenv; tests pass their own.
+// Load reads the settings: built-in defaults, then the INI file, then
+// CAIRN_<SECTION>_<KEY> variables, then the fixed operator variables
+// (CAIRN_HTTP_ADDR, CAIRN_SSH_ADDR, CAIRN_ROOT_URL, CAIRN_DATABASE_URL), each
+// winning over the ones before. getenv is usually os.Getenv; tests pass their own.
 func Load(getenv func(string) string) (*Config, error) {
-	c := &Config{
-		DataDir:     envOr(getenv, "CAIRN_DATA_DIR", "./data"),
-		HTTPAddr:    envOr(getenv, "CAIRN_HTTP_ADDR", "127.0.0.1:3000"),
-		SSHAddr:     envOr(getenv, "CAIRN_SSH_ADDR", "127.0.0.1:2222"),
-		DatabaseURL: getenv("CAIRN_DATABASE_URL"),
-	}
+	c := &Config{DataDir: envOr(getenv, "CAIRN_DATA_DIR", "./data")}
 	abs, err := filepath.Abs(c.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	c.DataDir = abs
+	explicit := getenv("CAIRN_CONFIG")
 	c.ConfigFile = envOr(getenv, "CAIRN_CONFIG", filepath.Join(c.DataDir, "cairn.ini"))
-
+	if c.ConfigFile, err = filepath.Abs(c.ConfigFile); err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
 	file := ini.Empty()
-	if _, err := os.Stat(c.ConfigFile); err == nil {
-		file, err = ini.Load(c.ConfigFile)
+	switch _, err := os.Stat(c.ConfigFile); {
+	case err == nil:
+		file, err = ini.LoadSources(ini.LoadOptions{IgnoreContinuation: true}, c.ConfigFile) // as Gitea reads app.ini
 		if err != nil {
 			return nil, fmt.Errorf("config file %s: %w", c.ConfigFile, err)
 		}
+		c.ConfigFileFound = true
+	case explicit != "":
+		return nil, fmt.Errorf("config file %s given by CAIRN_CONFIG: %w", c.ConfigFile, err)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("config file %s: %w", c.ConfigFile, err)
 	}
-	if err := fill(reflect.ValueOf(c).Elem(), file, getenv); err != nil {
+	if err := fill(c, file, getenv); err != nil {
 		return nil, err
 	}
-
-	root := getenv("CAIRN_ROOT_URL")
-	if root == "" {
-		root = file.Section("server").Key("ROOT_URL").String()
+	c.Warnings = checkKeys(file)
+	if err := c.derive(getenv); err != nil {
+		return nil, err
 	}
-	if root == "" {
-		root = "http://" + c.HTTPAddr + "/"
+	if err := c.validate(); err != nil {
+		return nil, err
 	}
-	if _, err := url.Parse(root); err != nil {
-		return nil, fmt.Errorf("CAIRN_ROOT_URL: %w", err)
-	}
-	if !strings.HasSuffix(root, "/") {
-		root += "/"
-	}
-	c.RootURL = root
 	if c.API.MaxResponseItems < 1 {
 		c.API.MaxResponseItems = 50
 	}
@@ -213,85 +244,18 @@ func Load(getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// RepositoryRoot is the directory of the bare repositories:
+// [repository] ROOT, or <data>/repositories.
+func (c *Config) RepositoryRoot() string {
+	if c.Repository.Root != "" {
+		return c.Repository.Root
+	}
+	return filepath.Join(c.DataDir, "repositories")
+}
+
 func envOr(getenv func(string) string, name, def string) string {
 	if v := getenv(name); v != "" {
 		return v
 	}
 	return def
-}
-
-// fill walks the section structs and sets each field from default, file, env.
-func fill(v reflect.Value, file *ini.File, getenv func(string) string) error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sectionName := t.Field(i).Tag.Get("section")
-		if sectionName == "" {
-			continue
-		}
-		sv := v.Field(i)
-		st := sv.Type()
-		sec := file.Section(sectionName)
-		for j := 0; j < st.NumField(); j++ {
-			f := st.Field(j)
-			key := f.Tag.Get("key")
-			raw := f.Tag.Get("default")
-			if sec.HasKey(key) {
-				raw = sec.Key(key).String()
-			}
-			envName := "CAIRN_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(sectionName)) + "_" + key
-			if ev, ok := lookup(getenv, envName); ok {
-				raw = ev
-			}
-			if err := set(sv.Field(j), raw); err != nil {
-				return fmt.Errorf("[%s] %s: %w", sectionName, key, err)
-			}
-		}
-	}
-	return nil
-}
-
-func lookup(getenv func(string) string, name string) (string, bool) {
-	v := getenv(name)
-	return v, v != ""
-}
-
-func set(f reflect.Value, raw string) error {
-	raw = strings.TrimSpace(raw)
-	switch f.Interface().(type) {
-	case string:
-		f.SetString(raw)
-	case bool:
-		if raw == "" {
-			f.SetBool(false)
-			return nil
-		}
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case int, int64:
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case time.Duration:
-		d, err := time.ParseDuration(raw)
-		if err != nil {
-			return err
-		}
-		f.SetInt(int64(d))
-	case []string:
-		var out []string
-		for _, p := range strings.Split(raw, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		f.Set(reflect.ValueOf(out))
-	default:
-		return fmt.Errorf("unsupported setting type %s", f.Type())
-	}
-	return nil
 }

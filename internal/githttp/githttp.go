@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -34,6 +35,8 @@ type Handler struct {
 	Disabled bool // [repository] DISABLE_HTTP_GIT
 	// Fallback serves requests that are not git requests.
 	Fallback http.Handler
+	// Metrics counts git operations; nil counts nothing.
+	Metrics *observe.Metrics
 }
 
 // request is a parsed git HTTP request.
@@ -66,6 +69,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	// A fixed route label per action: never the repository's path.
+	observe.SetRoute(r.Context(), "/{owner}/{repo}/"+req.action)
 	if h.Disabled {
 		http.Error(w, "Git over HTTP is disabled on this server.", http.StatusForbidden)
 		return
@@ -87,6 +92,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	observe.SetGitService(r.Context(), string(svc))
 	h.serve(w, r, req, svc)
 }
 
@@ -112,6 +118,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 			h.unauthorized(w, "Authentication failed: wrong user name, password or token.")
 			return
 		}
+		observe.SetUser(ctx, id.User.Name)
 		if u := id.User; !u.IsActive || u.ProhibitLogin {
 			http.Error(w, "This account is prohibited from signing in.", http.StatusForbidden)
 			return
@@ -182,6 +189,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
 	w.Header().Set("Expires", "Fri, 01 Jan 1980 00:00:00 GMT")
 	if r.Method == http.MethodGet {
+		// Every clone, fetch or push starts with one advertisement: count it.
+		h.Metrics.GitOperation(string(svc), "http")
 		w.Header().Set("Content-Type", "application/x-git-"+string(svc)+"-advertisement")
 		if !speaksV2(opts.Protocol) {
 			if _, err := io.WriteString(w, pktLine("# service=git-"+string(svc)+"\n")+"0000"); err != nil {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,15 +63,21 @@ type Decider interface {
 
 // Server is the private endpoint hooks call, plus what git processes need to reach it.
 type Server struct {
-	decider  Decider
-	token    string
-	url      string
-	hooksDir string
+	decider    Decider
+	token      string
+	url        string
+	hooksDir   string
+	executable string
 }
 
+// EnvExecutable names, in the environment of a receive-pack Cairn starts, the
+// binary of the serving process: the hook scripts run it first.
+const EnvExecutable = "CAIRN_HOOK_EXECUTABLE"
+
 // NewServer creates the endpoint with a fresh secret token (it never leaves
-// the process except in the environment of git processes Cairn starts), and
-// writes the hook scripts to <dataDir>/hooks pointing at executable.
+// the process except in the environment of git processes Cairn starts).
+// executable is the binary of the serving process; Install writes the hook
+// scripts naming it, which only `cairn serve` does.
 func NewServer(decider Decider, dataDir, executable, httpAddr string) (*Server, error) {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
@@ -80,12 +87,20 @@ func NewServer(decider Decider, dataDir, executable, httpAddr string) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{decider: decider, token: hex.EncodeToString(b), hooksDir: filepath.Join(dataDir, "hooks"),
-		url: "http://" + host + ":" + port + "/api/internal/hook/"}
-	if err := s.install(executable); err != nil {
-		return nil, err
+	return &Server{decider: decider, token: hex.EncodeToString(b), hooksDir: filepath.Join(dataDir, "hooks"),
+		url: "http://" + host + ":" + port + "/api/internal/hook/", executable: executable}, nil
+}
+
+// SetAddr points the hooks at addr (host:port) instead: the serving
+// process's own loopback listener, which outlives the public one while a
+// shutdown waits for pushes. Call it before any push runs.
+func (s *Server) SetAddr(addr string) error {
+	host, port, err := splitAddr(addr)
+	if err != nil {
+		return err
 	}
-	return s, nil
+	s.url = "http://" + host + ":" + port + "/api/internal/hook/"
+	return nil
 }
 
 func splitAddr(addr string) (string, string, error) {
@@ -101,14 +116,23 @@ func splitAddr(addr string) (string, string, error) {
 	return host, port, nil
 }
 
-// install writes the hook scripts when they differ from what is on disk.
-func (s *Server) install(executable string) error {
-	if err := os.MkdirAll(s.hooksDir, 0o750); err != nil {
+// Install writes the hook scripts naming the serving binary.
+func (s *Server) Install() error { return WriteScripts(filepath.Dir(s.hooksDir), s.executable) }
+
+// scriptNames are the hook scripts Cairn writes.
+func scriptNames() []string { return []string{"pre-receive", "post-receive"} }
+
+// WriteScripts writes <dataDir>/hooks/{pre,post}-receive (when they differ
+// from what is on disk) naming executable, for `cairn serve` and `cairn admin
+// regenerate hooks`.
+func WriteScripts(dataDir, executable string) error {
+	dir := filepath.Join(dataDir, "hooks")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
-	for _, name := range []string{"pre-receive", "post-receive"} {
-		script := fmt.Sprintf("#!/bin/sh\n# Written by Cairn: hands the push to the running server.\nexec %s hook %s\n", shellQuote(executable), name)
-		path := filepath.Join(s.hooksDir, name)
+	for _, name := range scriptNames() {
+		script := Script(executable, name)
+		path := filepath.Join(dir, name)
 		if old, err := os.ReadFile(path); err == nil && string(old) == script {
 			continue
 		}
@@ -123,14 +147,53 @@ func (s *Server) install(executable string) error {
 	return nil
 }
 
+// Script is the text of hook name: it runs `cairn hook <name>` with the
+// binary of the server that started git (EnvExecutable), else with the
+// binary that wrote the script, and when neither can be run it says so and
+// what to run, instead of git's bare "hook declined".
+func Script(executable, name string) string {
+	return fmt.Sprintf(`#!/bin/sh
+# Written by Cairn (cairn serve, or cairn admin regenerate hooks): hands the push to the running server.
+written=%[2]s
+for cairn in "$%[1]s" "$written"; do
+	if [ -n "$cairn" ] && [ -x "$cairn" ]; then
+		exec "$cairn" hook %[3]s
+	fi
+done
+echo "Cairn: the %[3]s hook cannot run the cairn binary $written (it is missing or not executable)." >&2
+echo "Cairn: an administrator must run 'cairn admin regenerate hooks' with the installed binary, or restart 'cairn serve'." >&2
+exit 1
+`, EnvExecutable, shellQuote(executable), name)
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// checkScripts logs (and, when a script is missing, rewrites) what would make
+// the hooks of the next push fail: run before every receive-pack.
+func (s *Server) checkScripts() {
+	for _, name := range scriptNames() {
+		if _, err := os.Stat(filepath.Join(s.hooksDir, name)); err != nil {
+			slog.Error("hooks: a hook script is missing; writing it again", "script", name, "dir", s.hooksDir, "err", err)
+			if err := s.Install(); err != nil {
+				slog.Error("hooks: cannot write the hook scripts: pushes will fail", "dir", s.hooksDir, "err", err)
+			}
+			break
+		}
+	}
+	if _, err := os.Stat(s.executable); err != nil {
+		slog.Error("hooks: the binary of this server is gone; pushes run the binary named in the hook scripts, "+
+			"and fail if it is gone too: run 'cairn admin regenerate hooks' or restart 'cairn serve'",
+			"executable", s.executable, "err", err)
+	}
+}
 
 // Env returns what a receive-pack process needs so its hooks reach this
 // server: the hooks directory (as git configuration) and the push's identity.
 func (s *Server) Env(repoID, pusherID, deployKeyID int64) []string {
+	s.checkScripts()
 	return []string{
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + s.hooksDir,
-		EnvURL + "=" + s.url, EnvToken + "=" + s.token,
+		EnvURL + "=" + s.url, EnvToken + "=" + s.token, EnvExecutable + "=" + s.executable,
 		EnvRepoID + "=" + strconv.FormatInt(repoID, 10),
 		EnvPusherID + "=" + strconv.FormatInt(pusherID, 10),
 		EnvKeyID + "=" + strconv.FormatInt(deployKeyID, 10),
@@ -146,6 +209,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
+		slog.Error("hooks: unreadable request from a hook", "err", err)
 		http.Error(w, "bad hook request", http.StatusBadRequest)
 		return
 	}
@@ -161,6 +225,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
+		slog.Error("hooks: checking a push failed", "hook", strings.TrimPrefix(r.URL.Path, "/api/internal/hook/"),
+			"repo_id", req.RepoID, "pusher_id", req.PusherID, "err", err)
 		resp = Response{Allowed: false, Message: "internal error: " + err.Error()}
 	}
 	w.Header().Set("Content-Type", "application/json")

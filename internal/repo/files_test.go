@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +30,7 @@ func newFilesEnv(t *testing.T) *filesEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	env := map[string]string{"CAIRN_DATA_DIR": dir, "CAIRN_CONFIG": filepath.Join(dir, "none.ini"), "CAIRN_ROOT_URL": "https://forge.example/"}
+	env := map[string]string{"CAIRN_DATA_DIR": dir, "CAIRN_ROOT_URL": "https://forge.example/"}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ type Service struct {
 // <data>/repositories/<id>.git, so renames and transfers touch no files.
 func NewService(d *db.DB, g *git.Git, users *user.Service, cfg *config.Config, initial InitialFiles) *Service {
 	return &Service{db: d, Store: NewStore(d), Git: g, users: users, cfg: cfg,
-		root: filepath.Join(cfg.DataDir, "repositories"), initial: initial}
+		root: cfg.RepositoryRoot(), initial: initial}
 }
 
 // Path is the bare directory of r.
@@ -185,8 +185,12 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 	if format != "sha1" && format != "sha256" {
 		return nil, errs.InvalidField("object_format_name", "object format must be sha1 or sha256, got %q", format)
 	}
-	if owner.MaxRepoCreation >= 0 && !owner.IsOrganization() && !(doer != nil && doer.IsAdmin) && owner.NumRepos >= owner.MaxRepoCreation {
-		return nil, errs.Forbidden("the user has reached the maximum number of repositories (%d)", owner.MaxRepoCreation)
+	limit := owner.MaxRepoCreation
+	if limit < 0 { // the account has no limit of its own: [repository] MAX_CREATION_LIMIT
+		limit = s.cfg.Repository.MaxCreationLimit
+	}
+	if limit >= 0 && !owner.IsOrganization() && !(doer != nil && doer.IsAdmin) && owner.NumRepos >= limit {
+		return nil, errs.Forbidden("the user has reached the maximum number of repositories (%d)", limit)
 	}
 	if o.IssueLabels != "" && s.labels == nil {
 		return nil, errs.InvalidField("issue_labels", "issue label templates cannot be applied: labels are not available on this server yet")

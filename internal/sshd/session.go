@@ -35,6 +35,7 @@ const (
 type caller struct {
 	kind        string
 	userID      int64
+	userName    string
 	fingerprint string
 }
 
@@ -43,7 +44,7 @@ func callerOf(p *ssh.Permissions) caller {
 		return caller{}
 	}
 	id, _ := strconv.ParseInt(p.Extensions[extUserID], 10, 64)
-	return caller{kind: p.Extensions[extKind], userID: id, fingerprint: p.Extensions[extFingerprint]}
+	return caller{kind: p.Extensions[extKind], userID: id, userName: p.Extensions[extUserName], fingerprint: p.Extensions[extFingerprint]}
 }
 
 // serveSession answers a session's requests: GIT_PROTOCOL in the
@@ -58,6 +59,7 @@ func (s *Server) serveSession(c *conn, perms *ssh.Permissions, ch ssh.Channel, r
 	// A session that asks for nothing is closed after the handshake timeout.
 	wait := time.AfterFunc(s.opts.HandshakeTimeout, func() { _ = ch.Close() })
 	defer wait.Stop()
+	quit := s.quit
 	for {
 		var req *ssh.Request
 		var ok bool
@@ -69,6 +71,15 @@ func (s *Server) serveSession(c *conn, perms *ssh.Permissions, ch ssh.Channel, r
 			return
 		case <-c.ctx.Done():
 			ok = false
+		case <-quit:
+			// Shutting down: a session still waiting for its command ends
+			// now; one running git finishes within the grace period.
+			if !started {
+				go ssh.DiscardRequests(reqs)
+				return
+			}
+			quit = nil
+			continue
 		}
 		if !ok {
 			if started {
@@ -100,7 +111,10 @@ func (s *Server) serveSession(c *conn, perms *ssh.Permissions, ch ssh.Channel, r
 			_ = req.Reply(true, nil)
 			go func() {
 				defer close(done)
-				code := s.run(c, who, ch, line, protocol, req.Type == "shell")
+				start := time.Now()
+				var refusal string
+				code := s.run(c, who, ch, line, protocol, req.Type == "shell", &refusal)
+				s.logSession(c, who, line, code, refusal, time.Since(start))
 				_ = ch.CloseWrite()
 				_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{code}))
 				_ = ch.Close()
@@ -114,9 +128,43 @@ func (s *Server) serveSession(c *conn, perms *ssh.Permissions, ch ssh.Channel, r
 	}
 }
 
-// run executes one command line and returns its exit status.
-func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string, shell bool) uint32 {
+// logSession writes the session's log line: who, the command, its exit
+// status and duration; a refused push is a warning.
+func (s *Server) logSession(c *conn, who caller, line string, code uint32, refusal string, d time.Duration) {
+	level, msg := slog.LevelInfo, "ssh session"
+	if refusal != "" && isPush(line) {
+		level, msg = slog.LevelWarn, "refused push"
+	}
+	if len(line) > 256 {
+		line = line[:256] + "…"
+	}
+	attrs := []slog.Attr{
+		slog.String("transport", "ssh"),
+		slog.String("user", who.userName),
+		slog.String("key", who.kind),
+		slog.String("fingerprint", who.fingerprint),
+		slog.String("command", line),
+		slog.Int("exit", int(code)),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+		slog.String("remote", c.nc.RemoteAddr().String()),
+	}
+	if refusal != "" {
+		attrs = append(attrs, slog.String("reason", refusal))
+	}
+	slog.LogAttrs(context.Background(), level, msg, attrs...)
+}
+
+// isPush reports whether a command line asks for git-receive-pack.
+func isPush(line string) bool {
+	cmd, err := parseCommand(line)
+	return err == nil && cmd.svc == git.ReceivePack
+}
+
+// run executes one command line and returns its exit status; a command
+// refused for a reason the client is told sets *refusal to it.
+func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string, shell bool, refusal *string) uint32 {
 	say := func(msg string) uint32 {
+		*refusal = msg
 		fmt.Fprintln(ch.Stderr(), msg)
 		return 1
 	}
@@ -141,6 +189,7 @@ func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string,
 	if denied != "" {
 		return say(denied)
 	}
+	s.opts.Metrics.GitOperation(string(cmd.svc), "ssh")
 	opts := git.ServiceOptions{Protocol: protocol, Env: env, Stderr: ch.Stderr()}
 	ctx := c.ctx
 	if cmd.svc == git.ReceivePack {

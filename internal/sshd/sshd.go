@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -51,6 +52,8 @@ type Options struct {
 	// IdleTimeout closes a connection that has had no session for this long
 	// (default 5 minutes).
 	IdleTimeout time.Duration
+	// Metrics counts sessions and git operations; nil counts nothing.
+	Metrics *observe.Metrics
 }
 
 // Server is the SSH server. It implements the server package's Listener.
@@ -63,6 +66,9 @@ type Server struct {
 	// outlive their connection.
 	hard     context.Context
 	hardStop context.CancelFunc
+	// quit is closed when Shutdown starts: sessions still waiting for their
+	// command end then.
+	quit chan struct{}
 
 	mu        sync.Mutex
 	closing   bool
@@ -91,6 +97,7 @@ const (
 	extKind        = "cairn-kind" // kindUser, kindDeploy or kindAnonymous
 	extUserID      = "cairn-user-id"
 	extFingerprint = "cairn-fingerprint"
+	extUserName    = "cairn-user-name" // for the session log
 
 	kindUser      = "user"
 	kindDeploy    = "deploy"
@@ -119,7 +126,7 @@ func New(o Options) (*Server, error) {
 	hard, hardStop := context.WithCancel(context.Background())
 	s := &Server{
 		opts: o, hostKey: signer, slots: make(chan struct{}, o.MaxConnections),
-		hard: hard, hardStop: hardStop,
+		hard: hard, hardStop: hardStop, quit: make(chan struct{}),
 		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{}, byAddr: map[string]*conn{},
 	}
 	s.config = &ssh.ServerConfig{
@@ -277,6 +284,7 @@ func (s *Server) serveConn(c *conn) {
 		go func() {
 			defer c.sessions.Done()
 			defer s.sessionDone(c)
+			defer s.opts.Metrics.SSHSession()()
 			s.serveSession(c, sc.Permissions, ch, chReqs)
 		}()
 	}
@@ -309,6 +317,9 @@ func (s *Server) sessionDone(c *conn) {
 // (stopping their git processes) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.quit)
+	}
 	s.closing = true
 	for l := range s.listeners {
 		_ = l.Close()
@@ -348,8 +359,8 @@ func (s *Server) authenticate(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Pe
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.HandshakeTimeout)
 	defer cancel()
 	fp := ssh.FingerprintSHA256(key)
-	perms := func(kind string, uid int64) *ssh.Permissions {
-		return &ssh.Permissions{Extensions: map[string]string{extKind: kind, extFingerprint: fp, extUserID: strconv.FormatInt(uid, 10)}}
+	perms := func(kind string, uid int64, name string) *ssh.Permissions {
+		return &ssh.Permissions{Extensions: map[string]string{extKind: kind, extFingerprint: fp, extUserID: strconv.FormatInt(uid, 10), extUserName: name}}
 	}
 	k, err := s.opts.Users.GetKeyByFingerprint(ctx, fp)
 	switch {
@@ -362,7 +373,7 @@ func (s *Server) authenticate(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Pe
 		if err != nil || !u.CanSignIn() {
 			return nil, s.refuse(meta, "Cairn: the account that owns this SSH key is not allowed to sign in.")
 		}
-		return perms(kindUser, u.ID), nil
+		return perms(kindUser, u.ID, u.Name), nil
 	case !errs.IsNotFound(err):
 		slog.Error("ssh auth: look up key", "err", err)
 		return nil, err
@@ -373,10 +384,10 @@ func (s *Server) authenticate(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Pe
 		return nil, err
 	}
 	if deploy {
-		return perms(kindDeploy, 0), nil
+		return perms(kindDeploy, 0, ""), nil
 	}
 	if s.opts.AnonymousClone {
-		return perms(kindAnonymous, 0), nil
+		return perms(kindAnonymous, 0, ""), nil
 	}
 	return nil, s.refuse(meta, fmt.Sprintf("Cairn: this SSH key (%s) is not registered. Add it to your account or as a deploy key of a repository.", fp))
 }

@@ -238,6 +238,44 @@ func (s *Service) SetPassword(ctx context.Context, u *User, newPw string, mustCh
 	return err
 }
 
+// SetMustChangePassword sets (or clears) the forced password change of the
+// named accounts, or of every account when names is empty, leaving out those
+// in exclude; it returns how many accounts it updated. A name that is no
+// account is an error and nothing changes.
+func (s *Service) SetMustChangePassword(ctx context.Context, value bool, names, exclude []string) (int64, error) {
+	var n int64
+	err := s.db.WithTx(ctx, func(ctx context.Context) error {
+		where, args := "type = 0", []any{}
+		if len(names) > 0 {
+			var ids []string
+			for _, name := range names {
+				u, err := s.Store.GetByName(ctx, name)
+				if err != nil {
+					return err
+				}
+				if u.IsOrganization() {
+					return errs.Invalid("%s is an organization", u.Name)
+				}
+				ids = append(ids, "?")
+				args = append(args, u.ID)
+			}
+			where += " AND id IN (" + strings.Join(ids, ",") + ")"
+		}
+		for _, name := range exclude {
+			where += " AND lower_name <> ?"
+			args = append(args, strings.ToLower(name))
+		}
+		// Counted apart: MySQL reports only the rows whose value changed.
+		var err error
+		if n, err = s.db.Count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...); err != nil {
+			return err
+		}
+		_, err = s.db.Exec(ctx, "UPDATE users SET must_change_password = ? WHERE "+where, append([]any{value}, args...)...)
+		return err
+	})
+	return n, err
+}
+
 // SetPrimaryEmail changes the primary address of u, adding it if needed.
 func (s *Service) SetPrimaryEmail(ctx context.Context, u *User, email string) error {
 	email = strings.TrimSpace(email)

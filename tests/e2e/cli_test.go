@@ -54,14 +54,30 @@ func TestCLIAdminUserCreate(t *testing.T) {
 	// The token has every scope.
 	fndStatus(t, s.Do("PATCH", "api/v1/user/settings", Token(tok), JSON(map[string]any{"full_name": "CLI"})), 200, "CLI token writes")
 
-	// --admin and --restricted; without --must-change-password=false the user must change it first.
+	// --admin with --access-token: the account is used by a program, so it is
+	// not made to change its password and its token works at once.
 	out, errOut, err = fndRunCairn(t, s.Env, "admin", "user", "create", "--username", "cli-admin", "--password", "cli-pw-2",
 		"--email", "cli-admin@example.com", "--admin", "--access-token")
 	if err != nil {
 		t.Fatalf("admin user create --admin: %v\n%s\n%s", err, out, errOut)
 	}
 	admTok := fndLastLine(out)
-	msg := fndAPIError(t, s, s.Do("GET", "api/v1/user", Token(admTok)), 403, "must-change-password user with the CLI token")
+	fndStatus(t, s.Do("GET", "api/v1/user", Token(admTok)), 200, "token of a user created with --access-token")
+	fndStatus(t, s.Do("GET", "api/v1/user", Basic("cli-admin", "cli-pw-2")), 200, "password of a user created with --access-token")
+	// Asking for both is refused, with the reason, and creates nothing.
+	out, errOut, err = fndRunCairn(t, s.Env, "admin", "user", "create", "--username", "cli-locked", "--password", "cli-pw-4",
+		"--email", "cli-locked@example.com", "--must-change-password", "--access-token")
+	if err == nil || !strings.Contains(errOut, "403") || tokenPattern.MatchString(fndLastLine(out)) {
+		t.Fatalf("--must-change-password --access-token: %v\n%s\n%s", err, out, errOut)
+	}
+	fndAPIError(t, s, s.Do("GET", "api/v1/users/cli-locked", Token(s.AdminTok)), 404, "user of a refused creation")
+	// Without a token, a further account must change its password, and the CLI says how.
+	out, errOut, err = fndRunCairn(t, s.Env, "admin", "user", "create", "--username", "cli-human", "--password", "cli-pw-5",
+		"--email", "cli-human@example.com")
+	if err != nil || !strings.Contains(errOut, "must change the password") || !strings.Contains(errOut, "admin user change-password") {
+		t.Fatalf("admin user create: %v\n%s\n%s", err, out, errOut)
+	}
+	msg := fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("cli-human", "cli-pw-5")), 403, "must-change-password user")
 	fndMsgHas(t, "must change", msg, "change your password")
 	if u := fndDecodeUser(t, s.Do("GET", "api/v1/users/cli-admin", Token(s.AdminTok))); !u.IsAdmin {
 		t.Fatalf("--admin user = %+v", u)
@@ -99,8 +115,8 @@ func TestCLIAdminUserCreate(t *testing.T) {
 			t.Errorf("create with %s: no message on stderr", c.what)
 		}
 	}
-	if got := fndUserCount(t, s); got != "4" {
-		t.Fatalf("after refused CLI creations there are %s users, want 4", got)
+	if got := fndUserCount(t, s); got != "5" {
+		t.Fatalf("after refused CLI creations there are %s users, want 5", got)
 	}
 }
 
@@ -109,18 +125,41 @@ func TestCLIChangePasswordAndList(t *testing.T) {
 	s.CreateUser("alice")
 	s.CreateUser("zoe", "restricted")
 
+	// By default the new password works at once, even for an account that had to change it.
+	if out, err := s.Cairn("admin", "user", "must-change-password", "alice"); err != nil || !strings.Contains(out, "Updated 1 users") {
+		t.Fatalf("must-change-password: %v\n%s", err, out)
+	}
+	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("alice", "alice-pw-123")), 403, "must change")
 	out, errOut, err := fndRunCairn(t, s.Env, "admin", "user", "change-password", "--username", "alice", "--password", "changed-pw-1")
-	if err != nil {
+	if err != nil || !strings.Contains(out, "successfully changed") {
 		t.Fatalf("change-password: %v\n%s\n%s", err, out, errOut)
 	}
 	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("alice", "alice-pw-123")), 401, "old password")
-	// By default the user must change the new password at next sign-in.
-	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("alice", "changed-pw-1")), 403, "new password, must change")
-	out, errOut, err = fndRunCairn(t, s.Env, "admin", "user", "change-password", "--username", "alice", "--password", "changed-pw-2", "--must-change-password=false")
-	if err != nil {
-		t.Fatalf("change-password: %v\n%s\n%s", err, out, errOut)
+	fndStatus(t, s.Do("GET", "api/v1/user", Basic("alice", "changed-pw-1")), 200, "new password")
+	// --must-change-password keeps (or sets) the forced change, and says so.
+	out, errOut, err = fndRunCairn(t, s.Env, "admin", "user", "change-password", "--username", "alice", "--password", "changed-pw-2", "--must-change-password")
+	if err != nil || !strings.Contains(out, "must be changed again") {
+		t.Fatalf("change-password --must-change-password: %v\n%s\n%s", err, out, errOut)
 	}
-	fndStatus(t, s.Do("GET", "api/v1/user", Basic("alice", "changed-pw-2")), 200, "new password")
+	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("alice", "changed-pw-2")), 403, "new password, must change")
+	// The password from standard input and from a file.
+	cmd := exec.Command(cairnBinary(t), "admin", "user", "change-password", "--username", "alice", "--password-stdin")
+	cmd.Env, cmd.Stdin = s.Env, strings.NewReader("stdin-pw-3\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("--password-stdin: %v\n%s", err, out)
+	}
+	fndStatus(t, s.Do("GET", "api/v1/user", Basic("alice", "stdin-pw-3")), 200, "password from standard input")
+	pwFile := t.TempDir() + "/pw"
+	if err := os.WriteFile(pwFile, []byte("file-pw-4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Cairn("admin", "user", "change-password", "--username", "alice", "--password-file", pwFile); err != nil {
+		t.Fatalf("--password-file: %v\n%s", err, out)
+	}
+	fndStatus(t, s.Do("GET", "api/v1/user", Basic("alice", "file-pw-4")), 200, "password from a file")
+	if out, err := s.Cairn("admin", "user", "change-password", "--username", "alice", "--password", "x", "--password-file", pwFile); err == nil {
+		t.Fatalf("two password sources accepted: %s", out)
+	}
 	if _, _, err := fndRunCairn(t, s.Env, "admin", "user", "change-password", "--username", "nobody", "--password", "x"); err == nil {
 		t.Error("change-password of an unknown user succeeded")
 	}
@@ -202,13 +241,10 @@ func TestFirstStartOneTimePassword(t *testing.T) {
 		env = append(env, "CAIRN_DATABASE_URL="+dbURL)
 	}
 	s, stdout := fndStartBare(t, dir, env)
-	s.logMu.Lock()
-	printed := stdout.String()
-	s.logMu.Unlock()
-	m := regexp.MustCompile(`"([^"]+)" with the one-time password (\S+)`).FindStringSubmatch(printed)
-	if m == nil {
-		t.Fatalf("first start did not print a one-time password:\n%s", printed)
-	}
+	// The administrator is created once the server listens: wait for the message.
+	re := regexp.MustCompile(`"([^"]+)" with the one-time password (\S+)`)
+	printed := fndWaitOutput(t, s, stdout, re)
+	m := re.FindStringSubmatch(printed)
 	name, pw := m[1], m[2]
 	if len(pw) < 12 {
 		t.Fatalf("one-time password %q is too short", pw)
@@ -220,9 +256,17 @@ func TestFirstStartOneTimePassword(t *testing.T) {
 	msg := fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic(name, pw)), 403, "first admin before changing the password")
 	fndMsgHas(t, "first admin", msg, "change your password")
 	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic(name, "wrong")), 401, "first admin with a wrong password")
-	out, errOut, err := fndRunCairn(t, s.Env, "admin", "user", "change-password", "--username", name, "--password", "new-admin-pw", "--must-change-password=false")
-	if err != nil {
-		t.Fatalf("change-password: %v\n%s\n%s", err, out, errOut)
+	// The message names the command that makes the account usable: run it as printed.
+	cm := regexp.MustCompile(`(?m)^\s+cairn (.*admin user change-password.*)$`).FindStringSubmatch(printed)
+	if cm == nil {
+		t.Fatalf("the first start does not print the change-password command:\n%s", printed)
+	}
+	cmd := exec.Command("sh", "-c", `exec "$CAIRN_BIN" `+cm[1])
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "CAIRN_BIN=" + cairnBinary(t)}, env...)
+	cmd.Dir = t.TempDir() // not the data directory: the command names it
+	cmd.Stdin = strings.NewReader("new-admin-pw\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("printed command %q: %v\n%s", cm[1], err, out)
 	}
 	r := s.Do("GET", "api/v1/user", Basic(name, "new-admin-pw"))
 	fndStatus(t, r, 200, "first admin after changing the password")
@@ -327,40 +371,131 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// TestCLIFirstUserOnEmptyInstance: the first account created with the CLI on
-// an empty instance is not forced to change its password (as in Gitea), and
-// serve then creates no other administrator.
-func TestCLIFirstUserOnEmptyInstance(t *testing.T) {
+// fndWaitOutput waits until the server's standard output matches re.
+func fndWaitOutput(t *testing.T, s *Server, stdout *bytes.Buffer, re *regexp.Regexp) string {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s.logMu.Lock()
+		printed := stdout.String()
+		s.logMu.Unlock()
+		if re.MatchString(printed) {
+			return printed
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not print %s:\n%s\nlogs:\n%s", re, printed, s.Logs())
+		}
+	}
+}
+
+// TestCLIRefusesEmptyInstance: admin commands do not create an instance where
+// there is none (a data directory or database without Cairn's schema); the
+// first start that fails (the SSH port is taken) creates the schema but no
+// administrator, so the next start still prints a one-time password, and an
+// account the CLI creates on that instance first is not forced to change
+// its password (as in Gitea).
+func TestCLIRefusesEmptyInstance(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CAIRN_DATA_DIR=" + dir}
-	if dbURL := testDatabaseURL(t); dbURL != "" {
+	dbURL := testDatabaseURL(t)
+	if dbURL != "" {
 		env = append(env, "CAIRN_DATABASE_URL="+dbURL)
 	}
-	out, errOut, err := fndRunCairn(t, env, "admin", "user", "create", "--username", "first", "--password", "first-pw-1",
-		"--email", "first@example.com", "--admin", "--access-token")
-	if err != nil {
-		t.Fatalf("admin user create on an empty instance: %v\n%s\n%s", err, out, errOut)
+	create := []string{"admin", "user", "create", "--username", "first", "--password", "first-pw-1", "--email", "first@example.com", "--admin"}
+	// A data directory that does not exist, named by the flag: refused, not created.
+	missing := dir + "/nothing-here"
+	out, errOut, err := fndRunCairn(t, env, append([]string{"--data-dir", missing}, create...)...)
+	if err == nil || !strings.Contains(errOut, "no Cairn instance") || !strings.Contains(errOut, missing) {
+		t.Fatalf("create in a missing data directory: %v\n%s\n%s", err, out, errOut)
 	}
-	tok := fndLastLine(out)
-	// A second account is forced to change its password by default.
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("the admin command created %s: %v", missing, err)
+	}
+	// An empty data directory (or empty database): refused, nothing created.
+	for _, args := range [][]string{create, {"admin", "user", "list"}, {"admin", "regenerate", "hooks"}} {
+		out, errOut, err := fndRunCairn(t, env, args...)
+		if err == nil || !strings.Contains(errOut, "no Cairn instance") {
+			t.Fatalf("%v on an empty instance: %v\n%s\n%s", args, err, out, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("admin commands wrote to the empty data directory: %v", entries)
+	}
+
+	// A first start whose SSH port is taken fails after creating the schema.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cairnBinary(t), "serve")
+	cmd.Env = append(append([]string{}, env...), "CAIRN_HTTP_ADDR="+freePort(t), "CAIRN_SSH_ADDR="+busy.Addr().String())
+	var failed bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &failed, &failed
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("serve with a busy SSH port succeeded:\n%s", failed.String())
+	}
+	busy.Close()
+	if strings.Contains(failed.String(), "one-time password") {
+		t.Fatalf("a failed start printed (and spent) the one-time password:\n%s", failed.String())
+	}
+	// Now the instance exists: the CLI works on it, naming it on stderr.
+	out, errOut, err = fndRunCairn(t, env, create...)
+	if err != nil {
+		t.Fatalf("admin user create on the instance: %v\n%s\n%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, "instance in "+dir) {
+		t.Errorf("the admin command does not name the instance on stderr: %q", errOut)
+	}
 	if out, errOut, err := fndRunCairn(t, env, "admin", "user", "create", "--username", "second", "--password", "second-pw-1",
 		"--email", "second@example.com"); err != nil {
 		t.Fatalf("second create: %v\n%s\n%s", err, out, errOut)
 	}
 	s, stdout := fndStartBare(t, dir, env[3:])
+	r := s.Do("GET", "api/v1/user", Basic("first", "first-pw-1"))
+	fndStatus(t, r, 200, "first CLI user, not forced to change the password")
+	if u := fndDecodeUser(t, r); !u.IsAdmin || u.Login != "first" {
+		t.Fatalf("first CLI user = %+v", u)
+	}
 	s.logMu.Lock()
 	printed := stdout.String()
 	s.logMu.Unlock()
 	if strings.Contains(printed, "one-time") {
 		t.Fatalf("serve created another administrator:\n%s", printed)
 	}
-	r := s.Do("GET", "api/v1/user", Token(tok))
-	fndStatus(t, r, 200, "first CLI user's token")
-	if u := fndDecodeUser(t, r); !u.IsAdmin || u.Login != "first" {
-		t.Fatalf("first CLI user = %+v", u)
-	}
 	fndAPIError(t, s, s.Do("GET", "api/v1/user", Basic("second", "second-pw-1")), 403, "second CLI user must change the password")
-	if n := s.Do("GET", "api/v1/admin/users", Token(tok)).Header.Get("X-Total-Count"); n != "2" {
+	if n := s.Do("GET", "api/v1/admin/users", Basic("first", "first-pw-1")).Header.Get("X-Total-Count"); n != "2" {
 		t.Fatalf("%s users, want 2", n)
 	}
+}
+
+// TestFirstStartFailureKeepsPassword: a first start that cannot listen (the
+// HTTP port is taken) does not consume the one-time password; the next
+// start prints one that works.
+func TestFirstStartFailureKeepsPassword(t *testing.T) {
+	dir := t.TempDir()
+	var env []string
+	if dbURL := testDatabaseURL(t); dbURL != "" {
+		env = append(env, "CAIRN_DATABASE_URL="+dbURL)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cairnBinary(t), "serve")
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CAIRN_DATA_DIR=" + dir,
+		"CAIRN_HTTP_ADDR=" + busy.Addr().String(), "CAIRN_SSH_ADDR=off"}, env...)
+	out, err := cmd.CombinedOutput()
+	busy.Close()
+	if err == nil {
+		t.Fatalf("serve on a busy port succeeded:\n%s", out)
+	}
+	if strings.Contains(string(out), "one-time password") {
+		t.Fatalf("a failed start printed (and spent) the one-time password:\n%s", out)
+	}
+	s, stdout := fndStartBare(t, dir, env)
+	re := regexp.MustCompile(`"([^"]+)" with the one-time password (\S+)`)
+	m := re.FindStringSubmatch(fndWaitOutput(t, s, stdout, re))
+	if out, err := s.Cairn("admin", "user", "change-password", "--username", m[1], "--password", "usable-pw-1"); err != nil {
+		t.Fatalf("change-password: %v\n%s", err, out)
+	}
+	fndStatus(t, s.Do("GET", "api/v1/user", Basic(m[1], "usable-pw-1")), 200, "first admin after a failed first start")
 }

@@ -66,6 +66,13 @@ func New(d Deps) *API {
 // ServeHTTP serves requests whose path starts with /api/v1.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
 
+// RoutePattern is the pattern of the route that serves method and path
+// (e.g. /api/v1/users/{username}), or "": the access log's label for
+// requests refused before routing.
+func (a *API) RoutePattern(method, path string) string {
+	return a.router.Find(chi.NewRouteContext(), method, path)
+}
+
 // VersionString is the version reported to clients: Gitea's API level plus Cairn's own.
 func VersionString(cairnVersion string) string {
 	return GiteaAPILevel + "+cairn." + strings.TrimPrefix(cairnVersion, "v")

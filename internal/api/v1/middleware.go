@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -29,7 +30,7 @@ func (a *API) common(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				slog.Error("api panic", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				slog.ErrorContext(r.Context(), "api panic", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 				a.errorJSON(w, http.StatusInternalServerError, "internal server error")
 			}
 		}()
@@ -117,6 +118,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		}
 		if id != nil {
 			r = r.WithContext(withIdentity(r.Context(), id))
+			observe.SetUser(r.Context(), id.User.Name)
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -36,17 +36,17 @@ func empty(w http.ResponseWriter, status int) { w.WriteHeader(status) }
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *errs.Error
 	if !errors.As(err, &e) && db.IsDataError(err) {
-		slog.Warn("api input refused by the database", "method", r.Method, "path", r.URL.Path, "err", err)
+		slog.WarnContext(r.Context(), "api input refused by the database", "method", r.Method, "path", r.URL.Path, "err", err)
 		e = errs.Invalid("a value is too long or holds a character that cannot be stored")
 	}
 	if e == nil {
 		if r.Context().Err() != nil {
 			// The client went away mid-request: nobody reads the answer,
 			// and it is not the server's fault.
-			slog.Debug("api request canceled", "method", r.Method, "path", r.URL.Path, "err", err)
+			slog.DebugContext(r.Context(), "api request canceled", "method", r.Method, "path", r.URL.Path, "err", err)
 			return
 		}
-		slog.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		slog.ErrorContext(r.Context(), "api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg := "internal server error"
 		if isAdmin(r) {
 			msg = err.Error()
@@ -59,7 +59,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status = statusOf(e.Kind)
 	}
 	if status >= 500 {
-		slog.Error("api error", "method", r.Method, "path", r.URL.Path, "err", err)
+		slog.ErrorContext(r.Context(), "api error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
