@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -101,13 +102,43 @@ func WithEnv(kv ...string) ServerOption {
 // WithSSH starts the built-in SSH server on a free port.
 func WithSSH() ServerOption { return func(s *serverSetup) { s.ssh = true } }
 
+// freePort returns a loopback address with a port nothing listens on. The
+// port is drawn below the kernel's ephemeral range: a server started on it
+// later cannot find it taken by a listener that asked the kernel for any port
+// (Cairn's own hook listener, another test's) or by an outgoing connection.
 func freePort(t testing.TB) string {
+	low := ephemeralLow()
+	for range 200 {
+		port := 10000 + mathrand.IntN(low-10000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return addr
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// ephemeralLow is the lowest port the kernel hands out on its own (Linux's
+// ip_local_port_range; 32768 where it cannot be read).
+func ephemeralLow() int {
+	const fallback = 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return fallback
+	}
+	var low, high int
+	if _, err := fmt.Sscan(string(b), &low, &high); err != nil || low <= 11000 {
+		return fallback
+	}
+	return low
 }
 
 // StartServer starts a fresh instance with an administrator (root) and returns
