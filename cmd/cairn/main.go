@@ -11,14 +11,10 @@ import (
 	"log/slog"
 	"os"
 
-	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/observe"
 )
-
-// version is Cairn's own release version.
-const version = "0.1.0"
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
@@ -47,8 +43,9 @@ commands:
   admin user generate-access-token    create an access token for an account
   admin user must-change-password     make accounts change their password at next sign-in
   admin regenerate hooks              write the git hook scripts again, naming this binary
+  doctor [--fix]                      check the instance (hooks, repository directories, stale files, database)
   hook pre-receive|post-receive       run by git during a push
-  --version                           print Cairn's version and the Gitea API level
+  --version                           print Cairn's version, the Gitea API level and the build's commit
 
 --config and --data-dir (also accepted after any serve or admin command) name
 the instance, as CAIRN_CONFIG and CAIRN_DATA_DIR do. Run 'cairn <command> --help'
@@ -68,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	args = global.Args()
 	if *showVersion || len(args) > 0 && args[0] == "version" {
-		fmt.Fprintf(stdout, "cairn %s (Gitea API %s, reported as %s)\n", version, v1.GiteaAPILevel, v1.VersionString(version))
+		printVersion(stdout)
 		return nil
 	}
 	if len(args) == 0 {
@@ -111,6 +108,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return serve(ctx, stdout, getenv, force)
 	case "admin":
 		return admin(ctx, args[1:], os.Stdin, stdout, stderr, getenv)
+	case "doctor":
+		return doctor(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 	case "hook":
 		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "post-receive") {
 			return usageError{"usage: cairn hook pre-receive|post-receive (run by git)"}
