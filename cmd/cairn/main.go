@@ -44,6 +44,8 @@ commands:
   admin user must-change-password     make accounts change their password at next sign-in
   admin regenerate hooks              write the git hook scripts again, naming this binary
   doctor [--fix]                      check the instance (hooks, repository directories, stale files, database)
+  dump --file FILE|-                  write one archive of the instance (also while it runs)
+  restore --file FILE|-               rebuild an empty instance from a dump, on any database type
   hook pre-receive|post-receive       run by git during a push
   --version                           print Cairn's version, the Gitea API level and the build's commit
 
@@ -110,6 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return admin(ctx, args[1:], os.Stdin, stdout, stderr, getenv)
 	case "doctor":
 		return doctor(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+	case "dump":
+		return dump(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+	case "restore":
+		return restore(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 	case "hook":
 		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "post-receive") {
 			return usageError{"usage: cairn hook pre-receive|post-receive (run by git)"}

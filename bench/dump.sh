@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Dump and restore benchmark (issue 11): an instance with the seeded issue
+# database (ISSUES issues, 5 comments each) and REPOS repositories of about
+# MB_PER_REPO MB of incompressible history each; times `cairn dump` against
+# `tar -cf` of the data directory, and `cairn restore` into a fresh data
+# directory (SQLite), with the peak memory of each (GNU time's max RSS).
+# Usage: bash bench/dump.sh [repos] [mb-per-repo] [issues]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPOS=${1:-4}
+MB=${2:-25}
+ISSUES=${3:-100000}
+WORK=$(mktemp -d)
+trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+go build -o "$WORK/cairn" ./cmd/cairn
+go build -o "$WORK/seed" ./bench/seed
+PORT=$((20000 + RANDOM % 20000))
+export CAIRN_DATA_DIR="$WORK/data" CAIRN_HTTP_ADDR="127.0.0.1:$PORT" CAIRN_SSH_ADDR=off \
+  CAIRN_ADMIN_USERNAME=root CAIRN_ADMIN_PASSWORD=root-password CAIRN_ADMIN_EMAIL=root@example.com
+URL="http://127.0.0.1:$PORT"
+start() {
+  "$WORK/cairn" serve >"$WORK/log" 2>&1 &
+  PID=$!
+  until curl -sf "$URL/api/healthz" >/dev/null 2>&1; do sleep 0.01; done
+}
+start
+AUTH=(-u root:root-password -H 'Content-Type: application/json')
+for i in $(seq 1 "$REPOS"); do
+  curl -sf "${AUTH[@]}" -X POST "$URL/api/v1/user/repos" -d "{\"name\":\"r$i\"}" >/dev/null
+  git init -q "$WORK/w$i"
+  for c in 1 2 3 4 5; do
+    head -c $((MB * 1024 * 1024 / 5)) /dev/urandom >"$WORK/w$i/blob$c"
+    git -C "$WORK/w$i" add . && git -C "$WORK/w$i" -c user.name=b -c user.email=b@e commit -qm "c$c"
+  done
+  git -C "$WORK/w$i" push -q "http://root:root-password@127.0.0.1:$PORT/root/r$i.git" HEAD:main
+  rm -rf "$WORK/w$i"
+done
+kill -TERM $PID; wait $PID || true
+"$WORK/seed" -data "$WORK/data" -repo 1 -poster 1 -issues "$ISSUES" -comments $((ISSUES * 5)) -threads 100 >/dev/null
+start
+sync
+du -sh "$WORK/data"
+measure() { /usr/bin/time -f "%e s, max RSS %M KB" "$@"; }
+echo "tar -cf:"; measure tar -cf "$WORK/plain.tar" -C "$WORK" data
+echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | grep -v '^cairn:'
+ls -l "$WORK/plain.tar" "$WORK/dump.tar" | awk '{print $5, $9}'
+echo "tar -xf:"; mkdir "$WORK/x"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
+echo "cairn restore:"; measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
