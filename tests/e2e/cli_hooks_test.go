@@ -51,16 +51,7 @@ func clhStart(t *testing.T, bin string, prev *Server) *Server {
 			s.Env = append(s.Env, kv)
 		}
 	}
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = s.Env
-	s.cmd.Stdout = lockedWriter{s.logs, s.logMu}
-	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
-	s.waitHealthy()
+	s.launch(bin, nil)
 	s.AdminTok = s.CreateToken(adminName, adminPassword, "e2e-admin-"+s.HTTPAddr, "all")
 	return s
 }

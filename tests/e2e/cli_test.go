@@ -221,16 +221,7 @@ func fndStartBare(t *testing.T, dataDir string, env []string) (*Server, *bytes.B
 		"CAIRN_SSH_ADDR=off", "CAIRN_ROOT_URL=" + s.URL, "CAIRN_SERVER_SHUTDOWN_TIMEOUT=10s",
 	}, env...)
 	stdout := &bytes.Buffer{}
-	s.cmd = exec.Command(cairnBinary(t), "serve")
-	s.cmd.Env = s.Env
-	s.cmd.Stdout = lockedWriter{stdout, s.logMu}
-	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
-	s.waitHealthy()
+	s.launch(cairnBinary(t), stdout)
 	return s, stdout
 }
 

@@ -56,16 +56,7 @@ func cfgStart(t *testing.T, env []string, httpAddr string) *Server {
 		logs: &bytes.Buffer{}, logMu: &sync.Mutex{}, done: make(chan struct{})}
 	s.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dataDir, "CAIRN_ADMIN_USERNAME=" + adminName,
 		"CAIRN_ADMIN_PASSWORD=" + adminPassword, "CAIRN_ADMIN_EMAIL=" + adminEmail, "CAIRN_SERVER_SHUTDOWN_TIMEOUT=10s"}, env...)
-	s.cmd = exec.Command(cairnBinary(t), "serve")
-	s.cmd.Env = s.Env
-	s.cmd.Stdout = lockedWriter{s.logs, s.logMu}
-	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
-	s.waitHealthy()
+	s.launch(cairnBinary(t), nil)
 	s.AdminTok = s.CreateToken(adminName, adminPassword, "e2e-admin", "all")
 	s.Admin = s.Client(s.AdminTok)
 	return s

@@ -47,16 +47,7 @@ func startRestored(t *testing.T, archive string) *Server {
 	if out, err := s.Cairn("restore", "--file", archive); err == nil || !strings.Contains(out, "refusing to restore") {
 		t.Fatalf("restore into a non-empty instance: %v\n%s", err, out)
 	}
-	s.cmd = exec.Command(cairnBinary(t), "serve")
-	s.cmd.Env = s.Env
-	s.cmd.Stdout = lockedWriter{s.logs, s.logMu}
-	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
-	s.waitHealthy()
+	s.launch(cairnBinary(t), nil)
 	return s
 }
 

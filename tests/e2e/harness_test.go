@@ -174,19 +174,29 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	}
 	env = append(env, setup.env...)
 	s.Env = env
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = env
-	s.cmd.Stdout = lockedWriter{s.logs, s.logMu}
-	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.Stop)
-	s.waitHealthy()
+	s.launch(bin, nil)
 	s.AdminTok = s.CreateToken(adminName, adminPassword, "e2e-admin", "all")
 	s.Admin = s.Client(s.AdminTok)
 	return s
+}
+
+// launch runs `bin serve` with s.Env, its standard output to stdout (nil: the
+// logs), stops it when the test ends and returns once it is healthy.
+func (s *Server) launch(bin string, stdout *bytes.Buffer) {
+	s.t.Helper()
+	if stdout == nil {
+		stdout = s.logs
+	}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = s.Env
+	s.cmd.Stdout = lockedWriter{stdout, s.logMu}
+	s.cmd.Stderr = lockedWriter{s.logs, s.logMu}
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	go func() { _ = s.cmd.Wait(); close(s.done) }()
+	s.t.Cleanup(s.Stop)
+	s.waitHealthy()
 }
 
 type lockedWriter struct {

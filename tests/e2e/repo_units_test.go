@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -19,16 +18,7 @@ func rtRestart(t *testing.T, s *Server, extra ...string) *Server {
 	n := &Server{t: t, URL: s.URL, HTTPAddr: s.HTTPAddr, SSHAddr: s.SSHAddr, DataDir: s.DataDir,
 		Env: append(append([]string{}, s.Env...), extra...), logs: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		done: make(chan struct{}), Admin: s.Admin, AdminTok: s.AdminTok}
-	n.cmd = exec.Command(cairnBinary(t), "serve")
-	n.cmd.Env = n.Env
-	n.cmd.Stdout = lockedWriter{n.logs, n.logMu}
-	n.cmd.Stderr = lockedWriter{n.logs, n.logMu}
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = n.cmd.Wait(); close(n.done) }()
-	t.Cleanup(n.Stop)
-	n.waitHealthy()
+	n.launch(cairnBinary(t), nil)
 	return n
 }
 
