@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/pull"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
@@ -47,6 +48,7 @@ type app struct {
 	templates *templates.Set
 	issues    *issue.Service
 	notifier  *notify.Service
+	pulls     *pull.Service
 	avatars   avatar.Files
 	// logger writes the access log (nil: none) and metrics counts requests
 	// (nil: [metrics] ENABLED is off); serve sets both.
@@ -128,6 +130,18 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 	a.repos.SetLabelInitializer(a.issues)
 	a.issues.SetAttachmentStorage(storage.NewLocal(filepath.Join(cfg.DataDir, "attachments")))
 	a.issues.SetClosingBlocker(a.issues.DependencyBlocker)
+	a.pulls = pull.NewService(d, a.repos, a.issues, a.users.Store, a.access, pull.Options{
+		WorkInProgressPrefixes: cfg.RepositoryPullRequest.WorkInProgressPrefixes,
+		CoAuthorTrailers:       cfg.RepositoryPullRequest.AddCoCommitterTrailers,
+	})
+	a.repos.AddPushRule(pull.RefuseReservedRefs)
+	a.repos.AddPushListener(a.pulls.OnPush)
+	a.repos.AddStatusListener(a.pulls.OnStatus)
+	a.pulls.AddListener(a.notifier.OnPullEvent)
+	// Review rules of a base branch: none yet; branch protection supplies them.
+	a.pulls.AddMergeCheck(a.pulls.ReviewCheck(func(context.Context, *repo.Repository, string) (pull.ReviewRules, error) {
+		return pull.ReviewRules{}, nil
+	}))
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -162,7 +176,7 @@ func (a *app) handler() http.Handler {
 func (a *app) api() *v1.API {
 	return v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Issues: a.issues, Markup: markup.New(a.cfg.RootURL),
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version,
 	})
 }
@@ -213,6 +227,7 @@ func (a *app) workers() []func(context.Context) {
 	return []func(context.Context){
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
+		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
 	}
 }
 

@@ -47,15 +47,17 @@ type Config struct {
 	Repository RepositorySection `section:"repository"`
 	// RepositoryIssue is [repository.issue].
 	RepositoryIssue RepositoryIssueSection `section:"repository.issue"`
-	Attachment      AttachmentSection      `section:"attachment"`
-	Picture         PictureSection         `section:"picture"`
-	Security        SecuritySection        `section:"security"`
-	Migrations      MigrationsSection      `section:"migrations"`
-	Mirror          MirrorSection          `section:"mirror"`
-	Service         ServiceSection         `section:"service"`
-	Log             LogSection             `section:"log"`
-	Metrics         MetricsSection         `section:"metrics"`
-	Debug           DebugSection           `section:"debug"`
+	// RepositoryPullRequest is [repository.pull-request].
+	RepositoryPullRequest RepositoryPullRequestSection `section:"repository.pull-request"`
+	Attachment            AttachmentSection            `section:"attachment"`
+	Picture               PictureSection               `section:"picture"`
+	Security              SecuritySection              `section:"security"`
+	Migrations            MigrationsSection            `section:"migrations"`
+	Mirror                MirrorSection                `section:"mirror"`
+	Service               ServiceSection               `section:"service"`
+	Log                   LogSection                   `section:"log"`
+	Metrics               MetricsSection               `section:"metrics"`
+	Debug                 DebugSection                 `section:"debug"`
 }
 
 // ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the
@@ -124,6 +126,12 @@ type RepositorySection struct {
 // RepositoryIssueSection is [repository.issue].
 type RepositoryIssueSection struct {
 	MaxPinned int `key:"MAX_PINNED" default:"3" doc:"How many issues (and, apart, pull requests) a repository may pin; 0 turns pinning off."`
+}
+
+// RepositoryPullRequestSection is [repository.pull-request].
+type RepositoryPullRequestSection struct {
+	WorkInProgressPrefixes []string `key:"WORK_IN_PROGRESS_PREFIXES" default:"WIP:,[WIP]" doc:"Title prefixes that mark a pull request as a draft, which cannot be merged (comma-separated, case-insensitive)."`
+	AddCoCommitterTrailers bool     `key:"ADD_CO_COMMITTER_TRAILERS" default:"true" doc:"Add Co-authored-by trailers naming the other authors to squash merge messages."`
 }
 
 // PictureSection is [picture]: limits of uploaded avatars.

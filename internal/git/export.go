@@ -17,6 +17,9 @@ type DiffOptions struct {
 	// MergeBase compares Head with the merge base of Base and Head
 	// ("Base...Head"), as a pull request shows it.
 	MergeBase bool
+	// Binary includes binary changes in a diff (git diff --binary), so it
+	// applies with git apply; patches always include them.
+	Binary bool
 }
 
 // diffSides validates the options and returns the old and new revisions
@@ -48,7 +51,11 @@ func (g *Git) Diff(ctx context.Context, repoPath string, opts DiffOptions, w io.
 	if err != nil {
 		return err
 	}
-	cmd := g.repoCommand(repoPath, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index").EndOfOptions()
+	cmd := g.repoCommand(repoPath, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index")
+	if opts.Binary {
+		cmd.Args("--binary")
+	}
+	cmd.EndOfOptions()
 	if opts.MergeBase && opts.Base != "" {
 		cmd.Values(base + "..." + head)
 	} else {

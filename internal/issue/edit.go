@@ -335,3 +335,8 @@ func (s *Service) MovePin(ctx context.Context, is *Issue, pos int) error {
 		return err
 	})
 }
+
+// Touch sets the update time of an issue (a pull request's new commits).
+func (s *Service) Touch(ctx context.Context, issueID int64, t time.Time) error {
+	return s.touch(ctx, issueID, t)
+}

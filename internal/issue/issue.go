@@ -114,6 +114,8 @@ type Comment struct {
 	OldMilestoneID   int64
 	MilestoneID      int64
 	AssigneeID       int64
+	// AssigneeTeamID is the team of a review request entry.
+	AssigneeTeamID   int64
 	RemovedAssignee  bool
 	OldTitle         string
 	NewTitle         string
@@ -130,4 +132,14 @@ type Comment struct {
 	Content          string
 	Created          time.Time
 	Updated          time.Time
+	// Review fields: the review a line comment (CommentCode) or review
+	// entry belongs to, the file and line it is on (negative: the old side),
+	// the diff hunk it was made on, whether the line changed since
+	// (Invalidated) and who resolved the conversation.
+	ReviewID      int64
+	TreePath      string
+	Line          int64
+	Patch         string
+	Invalidated   bool
+	ResolveDoerID int64
 }

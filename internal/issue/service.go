@@ -129,6 +129,9 @@ type CreateOptions struct {
 	Ref         string
 	Closed      bool
 	IsPull      bool
+	// InTx, when set, runs inside the creating transaction once the issue
+	// has its id and number (a pull request stores its own row there).
+	InTx func(ctx context.Context, is *Issue) error
 }
 
 // Create opens an issue in r. Labels, milestone and assignees must already
@@ -177,7 +180,13 @@ func (s *Service) Create(ctx context.Context, doer *user.User, r *repo.Repositor
 		if err := s.recount(ctx, is.ID); err != nil {
 			return err
 		}
-		return s.setWatch(ctx, doer.ID, is.ID, true)
+		if err := s.setWatch(ctx, doer.ID, is.ID, true); err != nil {
+			return err
+		}
+		if o.InTx != nil {
+			return o.InTx(ctx, is)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -358,8 +367,12 @@ func (s *Service) Delete(ctx context.Context, r *repo.Repository, is *Issue) err
 // and repository deletion both go through it.
 func (s *Service) deleteIssues(ctx context.Context, where string, arg int64) error {
 	sel := "SELECT id FROM issue WHERE " + where
+	// The pull request half: its scheduled merge, then its reviews and row.
+	if _, err := s.db.Exec(ctx, "DELETE FROM pull_auto_merge WHERE pull_id IN (SELECT id FROM pull_request WHERE issue_id IN ("+sel+"))", arg); err != nil {
+		return err
+	}
 	for _, table := range []string{"reaction", "comment", "issue_label", "issue_assignees", "issue_user", "issue_watch",
-		"tracked_time", "stopwatch", "notification"} {
+		"tracked_time", "stopwatch", "notification", "review", "pull_request"} {
 		if _, err := s.db.Exec(ctx, "DELETE FROM "+table+" WHERE issue_id IN ("+sel+")", arg); err != nil {
 			return err
 		}
@@ -372,4 +385,29 @@ func (s *Service) deleteIssues(ctx context.Context, where string, arg int64) err
 	}
 	_, err := s.db.Exec(ctx, "DELETE FROM issue WHERE "+where, arg)
 	return err
+}
+
+// CloseAsMerged closes the issue half of a merged pull request inside the
+// caller's transaction: the merge_pull timeline entry (naming the merge
+// commit) replaces the close entry, and the counters follow. After the
+// commit, the caller updates is and announces EventClosed (Notify).
+func (s *Service) CloseAsMerged(ctx context.Context, doer *user.User, r *repo.Repository, is *Issue, commitSHA string) error {
+	now := time.Now()
+	res, err := s.db.Exec(ctx, "UPDATE issue SET is_closed = ?, closed_unix = ?, updated_unix = ? WHERE id = ? AND is_closed = ?",
+		true, now.Unix(), now.Unix(), is.ID, false)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		if err := s.repos.Store.AddToCounter(ctx, r.ID, "num_closed_pulls", 1); err != nil {
+			return err
+		}
+	}
+	if err := s.insertComment(ctx, &Comment{Type: CommentMergePull, PosterID: doer.ID, IssueID: is.ID, CommitSHA: commitSHA, Created: now}); err != nil {
+		return err
+	}
+	if err := s.recount(ctx, is.ID); err != nil {
+		return err
+	}
+	return nil
 }

@@ -42,7 +42,8 @@ func ScanIssue(row scanner) (*Issue, error) {
 const CommentColumns = `c.id, c.type, c.poster_id, c.original_author, c.original_author_id, c.issue_id, c.label_id,
 	c.old_milestone_id, c.milestone_id, c.assignee_id, c.removed_assignee, c.old_title, c.new_title, c.old_ref,
 	c.new_ref, c.dependent_issue_id, c.ref_repo_id, c.ref_issue_id, c.ref_comment_id, c.ref_action, c.ref_is_pull,
-	c.commit_sha, c.time_id, COALESCE(c.content, ''), c.created_unix, c.updated_unix`
+	c.commit_sha, c.time_id, COALESCE(c.content, ''), c.created_unix, c.updated_unix, c.review_id, c.tree_path, c.line,
+	COALESCE(c.patch, ''), c.invalidated, c.resolve_doer_id, c.assignee_team_id`
 
 // ScanComment reads one row selected with CommentColumns.
 func ScanComment(row scanner) (*Comment, error) {
@@ -51,7 +52,8 @@ func ScanComment(row scanner) (*Comment, error) {
 	err := row.Scan(&c.ID, &c.Type, &c.PosterID, &c.OriginalAuthor, &c.OriginalAuthorID, &c.IssueID, &c.LabelID,
 		&c.OldMilestoneID, &c.MilestoneID, &c.AssigneeID, &c.RemovedAssignee, &c.OldTitle, &c.NewTitle, &c.OldRef,
 		&c.NewRef, &c.DependentIssueID, &c.RefRepoID, &c.RefIssueID, &c.RefCommentID, &c.RefAction, &c.RefIsPull,
-		&c.CommitSHA, &c.TimeID, &c.Content, &created, &updated)
+		&c.CommitSHA, &c.TimeID, &c.Content, &created, &updated, &c.ReviewID, &c.TreePath, &c.Line, &c.Patch,
+		&c.Invalidated, &c.ResolveDoerID, &c.AssigneeTeamID)
 	if err != nil {
 		return nil, err
 	}
@@ -158,11 +160,13 @@ func (s *Service) insertComment(ctx context.Context, c *Comment) error {
 	c.Updated = c.Created
 	id, err := s.db.Insert(ctx, `INSERT INTO comment (type, poster_id, original_author, original_author_id, issue_id, label_id,
 		old_milestone_id, milestone_id, assignee_id, removed_assignee, old_title, new_title, old_ref, new_ref, dependent_issue_id,
-		ref_repo_id, ref_issue_id, ref_comment_id, ref_action, ref_is_pull, commit_sha, time_id, content, created_unix, updated_unix)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ref_repo_id, ref_issue_id, ref_comment_id, ref_action, ref_is_pull, commit_sha, time_id, content, created_unix, updated_unix,
+		review_id, tree_path, line, patch, invalidated, resolve_doer_id, assignee_team_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.Type, c.PosterID, c.OriginalAuthor, c.OriginalAuthorID, c.IssueID, c.LabelID, c.OldMilestoneID, c.MilestoneID,
 		c.AssigneeID, c.RemovedAssignee, c.OldTitle, c.NewTitle, c.OldRef, c.NewRef, c.DependentIssueID, c.RefRepoID,
-		c.RefIssueID, c.RefCommentID, c.RefAction, c.RefIsPull, c.CommitSHA, c.TimeID, c.Content, c.Created.Unix(), c.Updated.Unix())
+		c.RefIssueID, c.RefCommentID, c.RefAction, c.RefIsPull, c.CommitSHA, c.TimeID, c.Content, c.Created.Unix(), c.Updated.Unix(),
+		c.ReviewID, c.TreePath, c.Line, c.Patch, c.Invalidated, c.ResolveDoerID, c.AssigneeTeamID)
 	c.ID = id
 	return err
 }

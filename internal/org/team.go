@@ -598,3 +598,23 @@ func (s *Service) LoadTeamOrgs(ctx context.Context, teams []*Team) (map[int64]*u
 	}
 	return s.users.Store.GetByIDs(ctx, ids)
 }
+
+// TeamsByIDs loads teams by id, keyed by id (missing ids are left out).
+func (s *Service) TeamsByIDs(ctx context.Context, ids []int64) (map[int64]*Team, error) {
+	out := map[int64]*Team{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	list, err := s.listTeams(ctx, "WHERE t.id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range list {
+		out[t.ID] = t
+	}
+	return out, nil
+}

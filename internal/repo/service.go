@@ -55,6 +55,8 @@ type Service struct {
 	deleteHooks   []DeleteHook
 	pushRules     []PushRule
 	pushListeners []PushListener
+	// statusListeners hear of new commit statuses.
+	statusListeners []StatusListener
 }
 
 // NewService returns the repository service; repositories live under

@@ -95,7 +95,18 @@ func (s *Service) CreateStatus(ctx context.Context, r *Repository, doer *user.Us
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range s.statusListeners {
+		l(ctx, r, c)
+	}
 	return c, nil
+}
+
+// StatusListener is told about every recorded commit status (auto-merge, webhooks).
+type StatusListener func(ctx context.Context, r *Repository, c *CommitStatus)
+
+// AddStatusListener registers a listener; call it only while wiring.
+func (s *Service) AddStatusListener(l StatusListener) {
+	s.statusListeners = append(s.statusListeners, l)
 }
 
 // ListStatuses lists the statuses of commit sha of r — all of them, or only

@@ -79,6 +79,15 @@ func TestRepoPermissionMatrix(t *testing.T) {
 	}
 	ids["cread/myfork"] = fork.ID
 	specs = append(specs, repoSpec{"cread/myfork", true})
+	// A pull request in each repository, from its branch "feat".
+	for _, spec := range specs {
+		tok := alice.Token
+		if spec.full == "cread/myfork" {
+			tok = users["cread"].Token
+		}
+		prCommit(t, s, tok, spec.full, "feat", "main", map[string]string{"feat.txt": "feat\n"})
+		k.want(k.api("POST", "repos/"+spec.full+"/pulls", tok, map[string]any{"head": "feat", "base": "main", "title": "matrix"}), 201, "", "pull in "+spec.full)
+	}
 
 	// Who sees what, and at which level.
 	vis := map[string]map[string]bool{
@@ -118,6 +127,8 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"archive/main.zip", "archive/v1.tar.gz", "archive/main.bundle", "languages", "git/refs", "git/refs/heads/main",
 		"git/trees/main?recursive=true", "compare/v1...main", "forks", "stargazers", "subscribers", "topics",
 		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main", "licenses", "commits/main/status", "commits/main/statuses",
+		"pulls", "pulls?state=all&sort=recentupdate", "pulls/1", "pulls/1.diff", "pulls/1.patch", "pulls/1/files", "pulls/1/commits",
+		"pulls/main/feat", "pulls/pinned", "pulls/1/reviews",
 	}
 	for _, spec := range specs {
 		full := spec.full

@@ -717,6 +717,7 @@ func TestWriteRoutePermissions(t *testing.T) {
 			want: wmWith(wmRepoAdmin(202), map[string][]int{"repo admin": {403, 403}}),
 		},
 	}
+	cases = append(cases, k.pullCases(repos)...)
 	for _, c := range cases {
 		k.run(c)
 	}

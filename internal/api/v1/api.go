@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/pull"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
@@ -36,6 +37,7 @@ type Deps struct {
 	Orgs      *org.Service
 	Repos     *repo.Service
 	Issues    *issue.Service
+	Pulls     *pull.Service
 	Templates *templates.Set
 	Markup    *markup.Renderer
 	Avatars   avatar.Files

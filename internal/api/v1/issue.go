@@ -376,16 +376,30 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	if err := a.applyIssueEdit(r, rc, is, o); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	fresh, err := a.Issues.GetByID(r.Context(), is.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writeIssue(w, r, http.StatusCreated, rc, fresh)
+}
+
+// applyIssueEdit validates every field of o, then applies them one by one
+// (issues and pull requests): writers change metadata, the poster title,
+// body and state.
+func (a *API) applyIssueEdit(r *http.Request, rc *repoContext, is *issue.Issue, o types.EditIssueOption) error {
 	ctx := r.Context()
 	d := doer(r)
 	writer := canWriteIssue(rc, is)
 	if !writer && !isPoster(r, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the issue or be its poster")
-		return
+		return errs.Forbidden("user should have a permission to write to the issue or be its poster")
 	}
 	if is.IsLocked && !writer {
-		a.errorJSON(w, http.StatusForbidden, "the conversation is locked")
-		return
+		return errs.Forbidden("the conversation is locked")
 	}
 	// Validate everything before changing anything. An empty title means
 	// "unchanged": the Go SDK always sends the key.
@@ -394,8 +408,7 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	if o.Title != nil {
 		if err := firstErr(required("title", *o.Title), maxLen("title", *o.Title, issue.MaxTitleLength)); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	var closeTo *bool
@@ -406,8 +419,7 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 		case "closed":
 			closeTo = boolPtr(true)
 		default:
-			a.fail(w, r, errs.InvalidField("state", "invalid state %q: open or closed", *o.State))
-			return
+			return errs.InvalidField("state", "invalid state %q: open or closed", *o.State)
 		}
 	}
 	var assignees []int64
@@ -419,20 +431,17 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 		}
 		var err error
 		if assignees, err = a.assigneeIDs(r, rc, issueUnit(is), single, o.Assignees); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if writer && o.Milestone != nil {
 		if err := a.Issues.CheckMilestone(ctx, rc.Repo.ID, *o.Milestone); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if o.Ref != nil {
 		if err := maxLen("ref", *o.Ref, 255); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	steps := []func() error{}
@@ -463,16 +472,10 @@ func (a *API) editIssue(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
-	fresh, err := a.Issues.GetByID(ctx, is.ID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.writeIssue(w, r, http.StatusCreated, rc, fresh)
+	return nil
 }
 
 // dayEnd keeps the date of a due date at the end of that day, in its zone, as Gitea stores due dates.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/pull"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -50,6 +51,7 @@ type issueExtras struct {
 	assignees   map[int64][]int64
 	repos       map[int64]*repo.Repository
 	attachments map[int64][]*issue.Attachment
+	pulls       map[int64]*pull.PullRequest
 }
 
 // loadIssueExtras loads posters, assignees, labels, milestones, repositories
@@ -99,6 +101,15 @@ func (a *API) loadIssueExtras(ctx context.Context, list []*issue.Issue, repos ma
 	if ex.attachments, err = a.Issues.AttachmentsOfIssues(ctx, ids); err != nil {
 		return nil, err
 	}
+	var pullIDs []int64
+	for _, is := range list {
+		if is.IsPull {
+			pullIDs = append(pullIDs, is.ID)
+		}
+	}
+	if ex.pulls, err = a.Pulls.ByIssueIDs(ctx, pullIDs); err != nil {
+		return nil, err
+	}
 	return ex, nil
 }
 
@@ -135,7 +146,13 @@ func (a *API) toIssue(is *issue.Issue, ex *issueExtras, v *user.User) *types.Iss
 			out.Attachments = append(out.Attachments, a.toAttachment(at, r))
 		}
 		if is.IsPull {
-			out.PullRequest = &types.PullRequestMeta{HTMLURL: out.HTMLURL}
+			meta := &types.PullRequestMeta{HTMLURL: out.HTMLURL,
+				IsDraft: pull.IsWorkInProgress(is.Title, a.Pulls.WorkInProgressPrefixes())}
+			if p, ok := ex.pulls[is.ID]; ok && p.HasMerged {
+				t := p.Merged
+				meta.HasMerged, meta.Merged = true, &t
+			}
+			out.PullRequest = meta
 		}
 	}
 	if m, ok := ex.milestones[is.MilestoneID]; ok {

@@ -12,4 +12,5 @@ func (a *API) repoRoutes(r chi.Router) {
 	a.repoRelationRoutes(r)
 	a.gitRoutes(r)
 	a.contentsRoutes(r)
+	a.pullRoutes(r)
 }

@@ -222,6 +222,10 @@ func (a *API) toTimeline(ctx context.Context, rc *repoContext, is *issue.Issue, 
 		}
 		return user.Ghost()
 	}
+	teams, err := a.reviewTimelineTeams(ctx, list)
+	if err != nil {
+		return nil, err
+	}
 	issueHTML := a.issueHTMLURL(rc.Repo, is)
 	for _, c := range list {
 		// References made from issues the caller cannot read are not shown.
@@ -232,8 +236,8 @@ func (a *API) toTimeline(ctx context.Context, rc *repoContext, is *issue.Issue, 
 			ID: c.ID, Type: c.Type.String(), Poster: a.toUser(userOf(c.PosterID), v), Body: c.Content,
 			Created: c.Created, Updated: c.Updated, OldTitle: c.OldTitle, NewTitle: c.NewTitle, OldRef: c.OldRef,
 			NewRef: c.NewRef, RefAction: issue.RefAction(c.RefAction).String(), RefCommitSHA: c.CommitSHA,
-			RemovedAssignee: c.RemovedAssignee,
-			HTMLURL:         issueHTML + "#issuecomment-" + strconv.FormatInt(c.ID, 10),
+			RemovedAssignee: c.RemovedAssignee, ReviewID: c.ReviewID,
+			HTMLURL: issueHTML + "#issuecomment-" + strconv.FormatInt(c.ID, 10),
 		}
 		if is.IsPull {
 			tc.PRURL = issueHTML
@@ -264,6 +268,9 @@ func (a *API) toTimeline(ctx context.Context, rc *repoContext, is *issue.Issue, 
 		}
 		if c.AssigneeID > 0 {
 			tc.Assignee = a.toUser(userOf(c.AssigneeID), v)
+		}
+		if t, ok := teams[c.AssigneeTeamID]; ok && c.AssigneeTeamID > 0 {
+			tc.AssigneeTeam = a.toTeam(t, rc.Owner, v) // a team asked for a review
 		}
 		if c.RefIssueID > 0 {
 			tc.RefIssue = rows.wireIssues[c.RefIssueID]

@@ -17,5 +17,6 @@ func All() []db.Migration {
 		commitStatus0008(),
 		searchVersion0009(),
 		issueSearchWordsPostgres0010(),
+		pulls0011(),
 	}
 }

@@ -59,6 +59,11 @@ var foundationWireTypes = []wireType{
 	{GitignoreTemplateInfo{}, true, nil}, {LicensesTemplateListEntry{}, true, nil}, {LicenseTemplateInfo{}, true, nil}, {LabelTemplate{}, true, nil},
 	{DeployKey{}, true, nil},
 	{RepoCollaboratorPermission{}, true, nil}, {AddCollaboratorOption{}, false, nil}, {CreateForkOption{}, false, nil}, {TransferRepoOption{}, false, nil}, {GenerateRepoOption{}, false, nil}, {MigrateRepoOptions{}, false, nil}, {WatchInfo{}, true, nil}, {TopicName{}, true, nil}, {RepoTopicOptions{}, false, nil}, {TopicResponse{}, true, nil},
+	{PullRequest{}, true, nil}, {PRBranchInfo{}, true, nil}, {CreatePullRequestOption{}, false, nil},
+	{EditPullRequestOption{}, false, nil}, {MergePullRequestOption{}, false, nil}, {ChangedFile{}, true, nil},
+	{PullReview{}, true, nil}, {PullReviewComment{}, true, nil}, {CreatePullReviewOptions{}, false, nil},
+	{CreatePullReviewComment{}, false, nil}, {SubmitPullReviewOptions{}, false, nil}, {DismissPullReviewOptions{}, false, nil},
+	{PullReviewRequestOptions{}, false, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) { checkWireTypes(t, foundationWireTypes) }

@@ -1,0 +1,628 @@
+package v1
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/repo"
+)
+
+// pullRoutes registers /repos/{owner}/{repo}/pulls and the commit's pull
+// request. Reading needs read access to the pulls unit; opening one needs
+// only that (readers propose from forks); merging needs code write access.
+func (a *API) pullRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(a.reqUnitRead(repo.UnitPulls))
+		r.Get("/pulls", a.listPulls)
+		r.With(a.signedIn).Post("/pulls", a.createPull)
+		r.Get("/pulls/pinned", a.listPinnedPulls)
+		r.Get("/pulls/{index}", a.getPull)
+		r.Get("/pulls/{base}/*", a.getPullByBaseHead)
+		r.With(a.signedIn).Patch("/pulls/{index}", a.editPull)
+		r.Get("/pulls/{index}/merge", a.isPullMerged)
+		r.With(a.signedIn).Post("/pulls/{index}/merge", a.mergePull)
+		r.With(a.signedIn).Delete("/pulls/{index}/merge", a.cancelAutoMerge)
+		r.With(a.signedIn).Post("/pulls/{index}/update", a.updatePull)
+		a.pullDiffRoutes(r)
+		a.pullReviewRoutes(r)
+	})
+	r.With(a.reqUnitRead(repo.UnitCode)).Get("/commits/{sha}/pull", a.getCommitPull)
+}
+
+// loadPull loads pull request {index} of the current repository.
+func (a *API) loadPull(w http.ResponseWriter, r *http.Request) (*repoContext, *pull.PullRequest, bool) {
+	return a.loadPullIndex(w, r, chi.URLParam(r, "index"))
+}
+
+// loadPullIndex loads pull request number raw of the current repository.
+func (a *API) loadPullIndex(w http.ResponseWriter, r *http.Request, raw string) (*repoContext, *pull.PullRequest, bool) {
+	rc := currentRepo(r)
+	idx, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || idx <= 0 {
+		a.fail(w, r, pull.ErrNotExist(rc.Repo.ID, 0))
+		return nil, nil, false
+	}
+	p, err := a.Pulls.GetByIndex(r.Context(), rc.Repo.ID, idx)
+	if err != nil {
+		a.fail(w, r, err)
+		return nil, nil, false
+	}
+	return rc, p, true
+}
+
+// listPulls serves GET /repos/{owner}/{repo}/pulls.
+func (a *API) listPulls(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	q := r.URL.Query()
+	o := issue.ListOptions{RepoIDs: []int64{rc.Repo.ID}, IsPull: boolPtr(true), State: q.Get("state")}
+	switch q.Get("sort") {
+	case "", "newest":
+	case "oldest", "recentupdate", "leastupdate", "mostcomment", "leastcomment", "priority":
+		o.Sort = q.Get("sort")
+	default:
+		a.fail(w, r, errs.InvalidField("sort", "invalid sort %q", q.Get("sort")))
+		return
+	}
+	switch o.State {
+	case "", "open", "closed", "all":
+	default:
+		a.fail(w, r, errs.InvalidField("state", "invalid state %q: open, closed or all", o.State))
+		return
+	}
+	if m := q.Get("milestone"); m != "" {
+		id, err := strconv.ParseInt(m, 10, 64)
+		if err != nil {
+			a.fail(w, r, errs.InvalidField("milestone", "invalid milestone %q", m))
+			return
+		}
+		if id > 0 {
+			o.MilestoneIDs = []int64{id}
+		}
+	}
+	for _, l := range q["labels"] {
+		for _, part := range strings.Split(l, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			id, err := strconv.ParseInt(part, 10, 64)
+			if err != nil {
+				a.fail(w, r, errs.InvalidField("labels", "invalid label id %q", part))
+				return
+			}
+			o.LabelIDs = append(o.LabelIDs, id)
+		}
+	}
+	if name := q.Get("poster"); name != "" {
+		u, err := a.visibleAccount(r, name)
+		if errs.IsNotFound(err) {
+			err = errs.InvalidField("poster", "user %q does not exist", name)
+		}
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		o.PosterID = u.ID
+	}
+	a.writePullList(w, r, rc, o)
+}
+
+// listPinnedPulls serves GET /repos/{owner}/{repo}/pulls/pinned.
+func (a *API) listPinnedPulls(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	o := issue.ListOptions{RepoIDs: []int64{rc.Repo.ID}, IsPull: boolPtr(true), State: "all", Pinned: true}
+	list, _, err := a.Issues.Search(r.Context(), o)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.toPullsOfIssues(r.Context(), rc, list, r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) writePullList(w http.ResponseWriter, r *http.Request, rc *repoContext, o issue.ListOptions) {
+	pg := a.paging(r)
+	o.Limit, o.Offset = pg.Limit, pg.Offset()
+	o.Loaded = rc.Repo
+	list, total, err := a.Issues.Search(r.Context(), o)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := a.toPullsOfIssues(r.Context(), rc, list, r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.setTotal(w, r, pg, total)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// toPullsOfIssues renders the pull requests of a page of issues.
+func (a *API) toPullsOfIssues(ctx context.Context, rc *repoContext, list []*issue.Issue, r *http.Request) ([]*types.PullRequest, error) {
+	ids := make([]int64, len(list))
+	for i, is := range list {
+		ids[i] = is.ID
+	}
+	rows, err := a.Pulls.ByIssueIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	pulls := make([]*pull.PullRequest, 0, len(list))
+	for _, is := range list {
+		if p, ok := rows[is.ID]; ok {
+			p.Issue = is
+			pulls = append(pulls, p)
+		}
+	}
+	return a.toPulls(ctx, rc, pulls, r)
+}
+
+// getPull serves GET /repos/{owner}/{repo}/pulls/{index}.
+// With a .diff or .patch suffix it serves the pull request's diff or patch.
+func (a *API) getPull(w http.ResponseWriter, r *http.Request) {
+	if idx, kind, ok := pullDiffKind(chi.URLParam(r, "index")); ok {
+		rc, p, ok := a.loadPullIndex(w, r, idx)
+		if ok {
+			a.servePullDiff(w, r, rc, p, kind)
+		}
+		return
+	}
+	rc, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	a.writePull(w, r, http.StatusOK, rc, p)
+}
+
+func (a *API) writePull(w http.ResponseWriter, r *http.Request, status int, rc *repoContext, p *pull.PullRequest) {
+	out, err := a.toPulls(r.Context(), rc, []*pull.PullRequest{p}, r)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, status, out[0])
+}
+
+// getPullByBaseHead serves GET /repos/{owner}/{repo}/pulls/{base}/{head},
+// head as "branch", "owner:branch" or "owner/repo:branch".
+func (a *API) getPullByBaseHead(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	base, head := chi.URLParam(r, "base"), chi.URLParam(r, "*")
+	hr, branch, err := a.resolveHead(r, rc, head)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	p, err := a.Pulls.GetByBaseHead(r.Context(), rc.Repo, base, hr.Repo.ID, branch)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writePull(w, r, http.StatusOK, rc, p)
+}
+
+// resolveHead finds the repository and branch a head names, in base's fork
+// network: "branch" (base itself), "owner:branch" (owner's repository of
+// the network) or "owner/repo:branch". A repository the caller cannot read
+// answers as missing.
+func (a *API) resolveHead(r *http.Request, rc *repoContext, head string) (*repoContext, string, error) {
+	ctx := r.Context()
+	who, branch, found := strings.Cut(head, ":")
+	if !found {
+		return rc, head, nil
+	}
+	if branch == "" || who == "" {
+		return nil, "", errs.InvalidField("head", "invalid head %q", head)
+	}
+	missing := errs.NotFound("head repository does not exist [head: %s]", head)
+	var cand *repo.Repository
+	if owner, name, ok := strings.Cut(who, "/"); ok {
+		rp, err := a.Repos.Get(ctx, owner, name)
+		if errs.IsNotFound(err) {
+			return nil, "", missing
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		cand = rp
+	} else {
+		var err error
+		if cand, err = a.networkRepoOf(ctx, rc.Repo, who); err != nil {
+			return nil, "", err
+		}
+		if cand == nil {
+			return nil, "", missing
+		}
+	}
+	if !a.sameNetwork(ctx, rc.Repo, cand) {
+		return nil, "", missing
+	}
+	hc, err := a.loadRepo(ctx, r, cand.OwnerName, cand.Name)
+	if errs.IsNotFound(err) {
+		return nil, "", missing
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if !hc.Repo.HasUnit(repo.UnitCode) || !hc.Perm.CanRead(repo.UnitCode) {
+		return nil, "", missing
+	}
+	return hc, branch, nil
+}
+
+// networkRepoOf returns the repository of base's fork network owned by
+// ownerName: base itself, its parent, a fork of base, or a fork of its parent.
+func (a *API) networkRepoOf(ctx context.Context, base *repo.Repository, ownerName string) (*repo.Repository, error) {
+	if strings.EqualFold(base.OwnerName, ownerName) {
+		return base, nil
+	}
+	owner, err := a.Users.Store.GetByName(ctx, ownerName)
+	if errs.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	roots := []int64{base.ID}
+	if base.IsFork && base.ForkID > 0 {
+		roots = append(roots, base.ForkID)
+		list, err := a.Repos.List(ctx, "WHERE r.id = ? AND r.owner_id = ?", base.ForkID, owner.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(list) > 0 {
+			return list[0], nil
+		}
+	}
+	for _, root := range roots {
+		list, err := a.Repos.List(ctx, "WHERE r.fork_id = ? AND r.owner_id = ? ORDER BY r.id", root, owner.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(list) > 0 {
+			return list[0], nil
+		}
+	}
+	return nil, nil
+}
+
+// sameNetwork reports whether a and b are one repository, parent and fork,
+// or forks of one parent.
+func (a *API) sameNetwork(_ context.Context, x, y *repo.Repository) bool {
+	root := func(r *repo.Repository) int64 {
+		if r.IsFork && r.ForkID > 0 {
+			return r.ForkID
+		}
+		return r.ID
+	}
+	return x.ID == y.ID || root(x) == root(y) || x.ForkID == y.ID || y.ForkID == x.ID
+}
+
+// createPull serves POST /repos/{owner}/{repo}/pulls.
+func (a *API) createPull(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	var o types.CreatePullRequestOption
+	if err := decode(r, &o); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if err := firstErr(required("head", o.Head), required("base", o.Base), required("title", o.Title),
+		maxLen("title", o.Title, issue.MaxTitleLength)); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if strings.HasPrefix(o.Base, "-") || !git.ValidBranchName(o.Base) {
+		a.fail(w, r, errs.InvalidField("base", "invalid base branch %q", o.Base))
+		return
+	}
+	ctx := r.Context()
+	hc, branch, err := a.resolveHead(r, rc, o.Head)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if strings.HasPrefix(branch, "-") || !git.ValidBranchName(branch) {
+		a.fail(w, r, errs.InvalidField("head", "invalid head branch %q", branch))
+		return
+	}
+	if hc.Repo.ID == rc.Repo.ID && !rc.Perm.CanRead(repo.UnitCode) {
+		a.notFound(w, r)
+		return
+	}
+	opts := pull.CreateOptions{HeadRepo: hc.Repo, HeadBranch: branch, BaseBranch: o.Base,
+		Issue: issue.CreateOptions{Title: o.Title, Body: o.Body}}
+	if rc.Perm.CanWrite(repo.UnitPulls) {
+		labels, err := a.Issues.CheckLabels(ctx, rc.Repo.ID, orgIDOf(rc), o.Labels)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for _, l := range labels {
+			opts.Issue.LabelIDs = append(opts.Issue.LabelIDs, l.ID)
+		}
+		if err := a.Issues.CheckMilestone(ctx, rc.Repo.ID, o.Milestone); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		opts.Issue.MilestoneID = o.Milestone
+		if opts.Issue.AssigneeIDs, err = a.assigneeIDs(r, rc, repo.UnitPulls, o.Assignee, o.Assignees); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if o.Deadline != nil && !o.Deadline.IsZero() {
+			opts.Issue.Deadline = dayEnd(*o.Deadline)
+		}
+	}
+	reviewers, err := a.checkReviewRequests(r, rc, nil, o.Reviewers, o.TeamReviewers)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	p, err := a.Pulls.Create(ctx, doer(r), rc.Repo, opts)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if err := a.applyReviewRequests(r, rc, p, reviewers); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writePull(w, r, http.StatusCreated, rc, p)
+}
+
+// editPull serves PATCH /repos/{owner}/{repo}/pulls/{index}: the issue
+// fields as editIssue, plus retargeting and allow_maintainer_edit; 201 as Gitea.
+func (a *API) editPull(w http.ResponseWriter, r *http.Request) {
+	rc, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	var o types.EditPullRequestOption
+	if err := decode(r, &o); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	d := doer(r)
+	is := p.Issue
+	writer := canWriteIssue(rc, is)
+	if !writer && !isPoster(r, is) {
+		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the pull request or be its poster")
+		return
+	}
+	if o.Base != "" && o.Base != p.BaseBranch && !rc.Perm.CanWrite(repo.UnitCode) {
+		a.errorJSON(w, http.StatusForbidden, "Cannot change base: no write access to the base branch")
+		return
+	}
+	if o.Base != "" && (strings.HasPrefix(o.Base, "-") || !git.ValidBranchName(o.Base)) {
+		a.fail(w, r, errs.InvalidField("base", "invalid base branch %q", o.Base))
+		return
+	}
+	if o.AllowMaintainerEdit != nil && !isPoster(r, is) && !d.IsAdmin {
+		a.errorJSON(w, http.StatusForbidden, "only the poster of the pull request may allow maintainers to edit it")
+		return
+	}
+	edit := types.EditIssueOption{Body: o.Body, State: o.State, Deadline: o.Deadline, RemoveDeadline: o.RemoveDeadline}
+	if o.Title != "" {
+		edit.Title = &o.Title
+	}
+	if o.Assignee != "" {
+		edit.Assignee = &o.Assignee
+	}
+	if o.Assignees != nil {
+		edit.Assignees = o.Assignees
+	}
+	if o.Milestone != 0 {
+		edit.Milestone = &o.Milestone
+	}
+	if p.HasMerged && o.State != nil {
+		a.errorJSON(w, http.StatusPreconditionFailed, "cannot change state of this pull request, it was already merged")
+		return
+	}
+	if err := a.applyIssueEdit(r, rc, is, edit); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if writer && o.Labels != nil {
+		labels, err := a.Issues.CheckLabels(ctx, rc.Repo.ID, orgIDOf(rc), o.Labels)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if err := a.Issues.ReplaceLabels(ctx, d, rc.Repo, is, labels); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	if o.Base != "" && o.Base != p.BaseBranch {
+		if err := a.Pulls.ChangeBase(ctx, d, rc.Repo, p, o.Base); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	if o.AllowMaintainerEdit != nil {
+		if err := a.Pulls.SetAllowMaintainerEdit(ctx, p, *o.AllowMaintainerEdit); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+	}
+	fresh, err := a.Pulls.GetByID(ctx, p.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writePull(w, r, http.StatusCreated, rc, fresh)
+}
+
+// isPullMerged serves GET /repos/{owner}/{repo}/pulls/{index}/merge: 204 when merged, else 404.
+func (a *API) isPullMerged(w http.ResponseWriter, r *http.Request) {
+	_, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	if !p.HasMerged {
+		a.notFound(w, r)
+		return
+	}
+	empty(w, http.StatusNoContent)
+}
+
+// mergePull serves POST /repos/{owner}/{repo}/pulls/{index}/merge.
+func (a *API) mergePull(w http.ResponseWriter, r *http.Request) {
+	rc, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	var o types.MergePullRequestOption
+	if err := decode(r, &o); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	style := strings.TrimSpace(o.Do)
+	if style == "" {
+		style = rc.Repo.Settings.DefaultMergeStyle
+	}
+	if !pull.ValidStyle(style) {
+		a.fail(w, r, errs.InvalidField("Do", "[Do]: must be one of merge, rebase, rebase-merge, squash, fast-forward-only, manually-merged"))
+		return
+	}
+	if o.HeadCommitID != "" && !git.IsSHA(o.HeadCommitID) {
+		a.fail(w, r, errs.InvalidField("head_commit_id", "invalid commit id %q", o.HeadCommitID))
+		return
+	}
+	if !rc.Perm.CanWrite(repo.UnitCode) {
+		a.errorJSON(w, http.StatusMethodNotAllowed, "User not allowed to merge PR")
+		return
+	}
+	deleteBranch := rc.Repo.Settings.DefaultDeleteBranchAfterMerge
+	if o.DeleteBranchAfterMerge != nil {
+		deleteBranch = *o.DeleteBranchAfterMerge
+	}
+	mc := &pull.MergeContext{Doer: doer(r), Repo: rc.Repo, Pull: p, IsAdmin: rc.Perm.IsAdmin(), Opts: pull.MergeOptions{
+		Style: style, Title: o.MergeTitleField, Message: o.MergeMessageField, HeadCommitID: o.HeadCommitID,
+		ManualCommitID: o.MergeCommitID, DeleteBranch: deleteBranch, Force: o.ForceMerge && rc.Perm.IsAdmin(),
+	}}
+	ctx := r.Context()
+	if o.MergeWhenChecksSucceed {
+		if p.HasMerged || p.Issue.IsClosed {
+			a.errorJSON(w, http.StatusMethodNotAllowed, "The PR is already merged or closed")
+			return
+		}
+		scheduled, err := a.Pulls.ScheduleAutoMerge(ctx, mc)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if scheduled {
+			empty(w, http.StatusCreated)
+			return
+		}
+	}
+	if err := a.Pulls.Merge(ctx, mc); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusOK)
+}
+
+// cancelAutoMerge serves DELETE /repos/{owner}/{repo}/pulls/{index}/merge:
+// the one who scheduled it, or a repository administrator.
+func (a *API) cancelAutoMerge(w http.ResponseWriter, r *http.Request) {
+	rc, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	am, err := a.Pulls.GetAutoMerge(ctx, p.ID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if am == nil {
+		a.notFound(w, r)
+		return
+	}
+	if d := doer(r); am.DoerID != d.ID && !rc.Perm.IsAdmin() {
+		a.errorJSON(w, http.StatusForbidden, "user has no permission to cancel the scheduled auto merge")
+		return
+	}
+	if err := a.Pulls.CancelAutoMerge(ctx, p); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusNoContent)
+}
+
+// updatePull serves POST /repos/{owner}/{repo}/pulls/{index}/update: the base
+// branch is merged into (style=merge) or the head rebased onto it
+// (style=rebase), by someone who may push to the head branch.
+func (a *API) updatePull(w http.ResponseWriter, r *http.Request) {
+	rc, p, ok := a.loadPull(w, r)
+	if !ok {
+		return
+	}
+	style := r.URL.Query().Get("style")
+	switch style {
+	case "", "merge":
+		style = "merge"
+	case "rebase":
+	default:
+		a.fail(w, r, errs.InvalidField("style", "invalid update style %q: merge or rebase", style))
+		return
+	}
+	if p.HasMerged || p.Issue.IsClosed {
+		a.errorJSON(w, http.StatusUnprocessableEntity, "the pull request is closed or merged")
+		return
+	}
+	if style == "rebase" && !rc.Repo.Settings.AllowRebaseUpdate {
+		a.errorJSON(w, http.StatusForbidden, "rebase updates are not allowed in this repository")
+		return
+	}
+	if err := a.Pulls.Update(r.Context(), doer(r), rc.Repo, p, style); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	empty(w, http.StatusOK)
+}
+
+// getCommitPull serves GET /repos/{owner}/{repo}/commits/{sha}/pull: the
+// pull request whose merge made the commit.
+func (a *API) getCommitPull(w http.ResponseWriter, r *http.Request) {
+	rc := currentRepo(r)
+	sha := chi.URLParam(r, "sha")
+	if !rc.Repo.HasUnit(repo.UnitPulls) || !rc.Perm.CanRead(repo.UnitPulls) || !git.ValidRevision(sha) {
+		a.notFound(w, r)
+		return
+	}
+	full, err := a.Repos.Git.ResolveCommit(r.Context(), a.Repos.Path(rc.Repo), sha)
+	if err != nil {
+		a.fail(w, r, errs.NotFound("commit does not exist [id: %s]", sha))
+		return
+	}
+	p, err := a.Pulls.ByMergedCommit(r.Context(), rc.Repo.ID, full)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writePull(w, r, http.StatusOK, rc, p)
+}
+
+// pullTimes are the issue times a pull request shows.
+func pullTimes(is *issue.Issue) (created, updated *time.Time) {
+	c, u := is.Created, is.Updated
+	return &c, &u
+}
