@@ -165,6 +165,32 @@ func TestPullCreateListGet(t *testing.T) {
 	if r := s.Do("GET", "api/v1/repos/alice/proj/pulls?state=closed", Token(alice.Token)); r.Status != 200 || strings.TrimSpace(string(r.Body)) != "[]" {
 		t.Fatalf("closed list = %d %s", r.Status, r.Body)
 	}
+	// Filters: label, milestone, poster.
+	var label, milestone struct {
+		ID int64 `json:"id"`
+	}
+	r := s.Do("POST", "api/v1/repos/alice/proj/labels", Token(alice.Token), JSON(map[string]any{"name": "bug", "color": "#ff0000"}))
+	mustStatus(t, r, http.StatusCreated, "label")
+	r.Decode(t, &label)
+	r = s.Do("POST", "api/v1/repos/alice/proj/milestones", Token(alice.Token), JSON(map[string]any{"title": "v1"}))
+	mustStatus(t, r, http.StatusCreated, "milestone")
+	r.Decode(t, &milestone)
+	mustStatus(t, s.Do("PATCH", "api/v1/repos/alice/proj/pulls/1", Token(alice.Token), JSON(map[string]any{"labels": []int64{label.ID}, "milestone": milestone.ID})),
+		http.StatusCreated, "label and milestone")
+	for q, want := range map[string]int{
+		fmt.Sprintf("labels=%d", label.ID): 1, fmt.Sprintf("labels=%d", label.ID+100): 0,
+		fmt.Sprintf("milestone=%d", milestone.ID): 1, fmt.Sprintf("milestone=%d", milestone.ID+100): 0,
+		"poster=alice": 1, "poster=root": 0,
+	} {
+		var got []map[string]any
+		r := s.Do("GET", "api/v1/repos/alice/proj/pulls?"+q, Token(alice.Token))
+		mustStatus(t, r, http.StatusOK, "filter "+q)
+		r.Decode(t, &got)
+		if len(got) != want {
+			t.Errorf("pulls?%s: %d, want %d", q, len(got), want)
+		}
+	}
+	mustStatus(t, s.Do("GET", "api/v1/repos/alice/proj/pulls?poster=nobody", Token(alice.Token)), http.StatusUnprocessableEntity, "unknown poster")
 	for _, h := range []string{"feature", "alice:feature", "alice/proj:feature"} {
 		byHead, _, err := c.GetPullRequestByBaseHead("alice", "proj", "main", h)
 		if err != nil || byHead.Index != 1 {
@@ -194,9 +220,14 @@ func TestPullCreateListGet(t *testing.T) {
 	if statuses["new.txt"] != "added" || statuses["README.md"] != "modified" {
 		t.Fatalf("file statuses = %v", statuses)
 	}
-	r := s.Do("GET", "api/v1/repos/alice/proj/pulls/1/files?limit=1&page=1", Token(alice.Token))
+	r = s.Do("GET", "api/v1/repos/alice/proj/pulls/1/files?limit=1&page=1", Token(alice.Token))
 	if r.Header.Get("X-PageCount") != "2" || r.Header.Get("X-HasMore") != "true" {
 		t.Fatalf("files paging headers = %v", r.Header)
+	}
+	var skipped []map[string]any
+	s.Do("GET", "api/v1/repos/alice/proj/pulls/1/files?skip-to=new.txt", Token(alice.Token)).Decode(t, &skipped)
+	if len(skipped) != 1 || skipped[0]["filename"] != "new.txt" {
+		t.Fatalf("files?skip-to=new.txt = %v", skipped)
 	}
 	commits, _, err := c.ListPullRequestCommits("alice", "proj", 1, gitea.ListPullRequestCommitsOptions{})
 	if err != nil || len(commits) != 1 || commits[0].SHA != head {
@@ -486,6 +517,23 @@ func TestPullFromForkAndAutoMerge(t *testing.T) {
 	}
 	if fileAt(t, s, alice.Token, "alice/proj", "fix.txt") != "fixed\n" {
 		t.Fatal("auto-merge did not bring fix.txt")
+	}
+
+	// The other way round: bob proposes alice's branch to his fork (head in the base's parent).
+	prCommit(t, s, alice.Token, "alice/proj", "upstream", "main", map[string]string{"up.txt": "from upstream\n"})
+	up, _, err := s.Client(bob.Token).CreatePullRequest("bob", "proj", gitea.CreatePullRequestOption{Head: "alice:upstream", Base: "main", Title: "Sync"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.Head.Repository == nil || up.Head.Repository.FullName != "alice/proj" || up.Base.Repository.FullName != "bob/proj" {
+		t.Fatalf("pull from the parent: head %+v base %+v", up.Head, up.Base)
+	}
+	prWaitMergeable(t, s, bob.Token, "bob/proj", up.Index, true)
+	if ok, _, err := s.Client(bob.Token).MergePullRequest("bob", "proj", up.Index, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge}); err != nil || !ok {
+		t.Fatalf("merge the parent's branch into the fork: %v %v", ok, err)
+	}
+	if fileAt(t, s, bob.Token, "bob/proj", "up.txt") != "from upstream\n" {
+		t.Fatal("the fork lacks the parent's change after the merge")
 	}
 
 	// Delete the fork: the pull request still answers with the branch name.
