@@ -23,36 +23,26 @@ import (
 func (a *API) pullRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(a.reqUnitRead(repo.UnitPulls))
-		r.Get("/pulls", a.listPulls)
-		r.With(a.signedIn).Post("/pulls", a.createPull)
-		r.Get("/pulls/pinned", a.listPinnedPulls)
-		r.Get("/pulls/{index}", a.getPull)
-		r.Get("/pulls/{base}/*", a.getPullByBaseHead)
-		r.With(a.signedIn).Patch("/pulls/{index}", a.editPull)
-		r.Get("/pulls/{index}/merge", a.isPullMerged)
-		r.With(a.signedIn).Post("/pulls/{index}/merge", a.mergePull)
-		r.With(a.signedIn).Delete("/pulls/{index}/merge", a.cancelAutoMerge)
-		r.With(a.signedIn).Post("/pulls/{index}/update", a.updatePull)
+		r.Get("/pulls", a.handle(a.listPulls))
+		r.With(a.signedIn).Post("/pulls", a.handle(a.createPull))
+		r.Get("/pulls/pinned", a.handle(a.listPinnedPulls))
+		r.Get("/pulls/{index}", a.handle(a.getPull))
+		r.Get("/pulls/{base}/*", a.handle(a.getPullByBaseHead))
+		r.With(a.signedIn).Patch("/pulls/{index}", a.handle(a.editPull))
+		r.Get("/pulls/{index}/merge", a.handle(a.isPullMerged))
+		r.With(a.signedIn).Post("/pulls/{index}/merge", a.handle(a.mergePull))
+		r.With(a.signedIn).Delete("/pulls/{index}/merge", a.handle(a.cancelAutoMerge))
+		r.With(a.signedIn).Post("/pulls/{index}/update", a.handle(a.updatePull))
 		a.pullDiffRoutes(r)
 		a.pullReviewRoutes(r)
 	})
-	r.With(a.reqUnitRead(repo.UnitCode)).Get("/commits/{sha}/pull", a.getCommitPull)
+	r.With(a.reqUnitRead(repo.UnitCode)).Get("/commits/{sha}/pull", a.handle(a.getCommitPull))
 }
 
-// loadPull loads pull request {index} of the current repository.
+// loadPull loads pull request {index} of the current repository, answering
+// the failure itself (for handlers in the older style).
 func (a *API) loadPull(w http.ResponseWriter, r *http.Request) (*repoContext, *pull.PullRequest, bool) {
-	return a.loadPullIndex(w, r, chi.URLParam(r, "index"))
-}
-
-// loadPullIndex loads pull request number raw of the current repository.
-func (a *API) loadPullIndex(w http.ResponseWriter, r *http.Request, raw string) (*repoContext, *pull.PullRequest, bool) {
-	rc := currentRepo(r)
-	idx, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || idx <= 0 {
-		a.fail(w, r, pull.ErrNotExist(rc.Repo.ID, 0))
-		return nil, nil, false
-	}
-	p, err := a.Pulls.GetByIndex(r.Context(), rc.Repo.ID, idx)
+	rc, p, err := a.pullOf(r)
 	if err != nil {
 		a.fail(w, r, err)
 		return nil, nil, false
@@ -60,8 +50,27 @@ func (a *API) loadPullIndex(w http.ResponseWriter, r *http.Request, raw string) 
 	return rc, p, true
 }
 
+// pullOf loads pull request {index} of the current repository.
+func (a *API) pullOf(r *http.Request) (*repoContext, *pull.PullRequest, error) {
+	return a.pullByIndex(r, chi.URLParam(r, "index"))
+}
+
+// pullByIndex loads pull request number raw of the current repository.
+func (a *API) pullByIndex(r *http.Request, raw string) (*repoContext, *pull.PullRequest, error) {
+	rc := currentRepo(r)
+	idx, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || idx <= 0 {
+		return nil, nil, pull.ErrNotExist(rc.Repo.ID, 0)
+	}
+	p, err := a.Pulls.GetByIndex(r.Context(), rc.Repo.ID, idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rc, p, nil
+}
+
 // listPulls serves GET /repos/{owner}/{repo}/pulls.
-func (a *API) listPulls(w http.ResponseWriter, r *http.Request) {
+func (a *API) listPulls(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
 	q := r.URL.Query()
 	o := issue.ListOptions{RepoIDs: []int64{rc.Repo.ID}, IsPull: boolPtr(true), State: q.Get("state")}
@@ -70,20 +79,17 @@ func (a *API) listPulls(w http.ResponseWriter, r *http.Request) {
 	case "oldest", "recentupdate", "leastupdate", "mostcomment", "leastcomment", "priority":
 		o.Sort = q.Get("sort")
 	default:
-		a.fail(w, r, errs.InvalidField("sort", "invalid sort %q", q.Get("sort")))
-		return
+		return errs.InvalidField("sort", "invalid sort %q", q.Get("sort"))
 	}
 	switch o.State {
 	case "", "open", "closed", "all":
 	default:
-		a.fail(w, r, errs.InvalidField("state", "invalid state %q: open, closed or all", o.State))
-		return
+		return errs.InvalidField("state", "invalid state %q: open, closed or all", o.State)
 	}
 	if m := q.Get("milestone"); m != "" {
 		id, err := strconv.ParseInt(m, 10, 64)
 		if err != nil {
-			a.fail(w, r, errs.InvalidField("milestone", "invalid milestone %q", m))
-			return
+			return errs.InvalidField("milestone", "invalid milestone %q", m)
 		}
 		if id > 0 {
 			o.MilestoneIDs = []int64{id}
@@ -96,8 +102,7 @@ func (a *API) listPulls(w http.ResponseWriter, r *http.Request) {
 			}
 			id, err := strconv.ParseInt(part, 10, 64)
 			if err != nil {
-				a.fail(w, r, errs.InvalidField("labels", "invalid label id %q", part))
-				return
+				return errs.InvalidField("labels", "invalid label id %q", part)
 			}
 			o.LabelIDs = append(o.LabelIDs, id)
 		}
@@ -108,47 +113,44 @@ func (a *API) listPulls(w http.ResponseWriter, r *http.Request) {
 			err = errs.InvalidField("poster", "user %q does not exist", name)
 		}
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		o.PosterID = u.ID
 	}
-	a.writePullList(w, r, rc, o)
+	return a.writePullList(w, r, rc, o)
 }
 
 // listPinnedPulls serves GET /repos/{owner}/{repo}/pulls/pinned.
-func (a *API) listPinnedPulls(w http.ResponseWriter, r *http.Request) {
+func (a *API) listPinnedPulls(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
 	o := issue.ListOptions{RepoIDs: []int64{rc.Repo.ID}, IsPull: boolPtr(true), State: "all", Pinned: true}
 	list, _, err := a.Issues.Search(r.Context(), o)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	out, err := a.toPullsOfIssues(r.Context(), rc, list, r)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (a *API) writePullList(w http.ResponseWriter, r *http.Request, rc *repoContext, o issue.ListOptions) {
+func (a *API) writePullList(w http.ResponseWriter, r *http.Request, rc *repoContext, o issue.ListOptions) error {
 	pg := a.paging(r)
 	o.Limit, o.Offset = pg.Limit, pg.Offset()
 	o.Loaded = rc.Repo
 	list, total, err := a.Issues.Search(r.Context(), o)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	out, err := a.toPullsOfIssues(r.Context(), rc, list, r)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.setTotal(w, r, pg, total)
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // toPullsOfIssues renders the pull requests of a page of issues.
@@ -173,46 +175,44 @@ func (a *API) toPullsOfIssues(ctx context.Context, rc *repoContext, list []*issu
 
 // getPull serves GET /repos/{owner}/{repo}/pulls/{index}.
 // With a .diff or .patch suffix it serves the pull request's diff or patch.
-func (a *API) getPull(w http.ResponseWriter, r *http.Request) {
+func (a *API) getPull(w http.ResponseWriter, r *http.Request) error {
 	if idx, kind, ok := pullDiffKind(chi.URLParam(r, "index")); ok {
-		rc, p, ok := a.loadPullIndex(w, r, idx)
-		if ok {
-			a.servePullDiff(w, r, rc, p, kind)
+		rc, p, err := a.pullByIndex(r, idx)
+		if err != nil {
+			return err
 		}
-		return
+		return a.servePullDiff(w, r, rc, p, kind)
 	}
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
-	a.writePull(w, r, http.StatusOK, rc, p)
+	return a.writePull(w, r, http.StatusOK, rc, p)
 }
 
-func (a *API) writePull(w http.ResponseWriter, r *http.Request, status int, rc *repoContext, p *pull.PullRequest) {
+func (a *API) writePull(w http.ResponseWriter, r *http.Request, status int, rc *repoContext, p *pull.PullRequest) error {
 	out, err := a.toPulls(r.Context(), rc, []*pull.PullRequest{p}, r)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, status, out[0])
+	return nil
 }
 
 // getPullByBaseHead serves GET /repos/{owner}/{repo}/pulls/{base}/{head},
 // head as "branch", "owner:branch" or "owner/repo:branch".
-func (a *API) getPullByBaseHead(w http.ResponseWriter, r *http.Request) {
+func (a *API) getPullByBaseHead(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
 	base, head := chi.URLParam(r, "base"), chi.URLParam(r, "*")
 	hr, branch, err := a.resolveHead(r, rc, head)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	p, err := a.Pulls.GetByBaseHead(r.Context(), rc.Repo, base, hr.Repo.ID, branch)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.writePull(w, r, http.StatusOK, rc, p)
+	return a.writePull(w, r, http.StatusOK, rc, p)
 }
 
 // resolveHead finds the repository and branch a head names, in base's fork
@@ -313,55 +313,46 @@ func (a *API) sameNetwork(_ context.Context, x, y *repo.Repository) bool {
 }
 
 // createPull serves POST /repos/{owner}/{repo}/pulls.
-func (a *API) createPull(w http.ResponseWriter, r *http.Request) {
+func (a *API) createPull(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
 	var o types.CreatePullRequestOption
 	if err := decode(r, &o); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if err := firstErr(required("head", o.Head), required("base", o.Base), required("title", o.Title),
 		maxLen("title", o.Title, issue.MaxTitleLength)); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if strings.HasPrefix(o.Base, "-") || !git.ValidBranchName(o.Base) {
-		a.fail(w, r, errs.InvalidField("base", "invalid base branch %q", o.Base))
-		return
+		return errs.InvalidField("base", "invalid base branch %q", o.Base)
 	}
 	ctx := r.Context()
 	hc, branch, err := a.resolveHead(r, rc, o.Head)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if strings.HasPrefix(branch, "-") || !git.ValidBranchName(branch) {
-		a.fail(w, r, errs.InvalidField("head", "invalid head branch %q", branch))
-		return
+		return errs.InvalidField("head", "invalid head branch %q", branch)
 	}
 	if hc.Repo.ID == rc.Repo.ID && !rc.Perm.CanRead(repo.UnitCode) {
-		a.notFound(w, r)
-		return
+		return errs.NotFound("The target couldn't be found.")
 	}
 	opts := pull.CreateOptions{HeadRepo: hc.Repo, HeadBranch: branch, BaseBranch: o.Base,
 		Issue: issue.CreateOptions{Title: o.Title, Body: o.Body}}
 	if rc.Perm.CanWrite(repo.UnitPulls) {
 		labels, err := a.Issues.CheckLabels(ctx, rc.Repo.ID, orgIDOf(rc), o.Labels)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		for _, l := range labels {
 			opts.Issue.LabelIDs = append(opts.Issue.LabelIDs, l.ID)
 		}
 		if err := a.Issues.CheckMilestone(ctx, rc.Repo.ID, o.Milestone); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		opts.Issue.MilestoneID = o.Milestone
 		if opts.Issue.AssigneeIDs, err = a.assigneeIDs(r, rc, repo.UnitPulls, o.Assignee, o.Assignees); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		if o.Deadline != nil && !o.Deadline.IsZero() {
 			opts.Issue.Deadline = dayEnd(*o.Deadline)
@@ -369,52 +360,44 @@ func (a *API) createPull(w http.ResponseWriter, r *http.Request) {
 	}
 	reviewers, err := a.checkReviewRequests(r, rc, nil, o.Reviewers, o.TeamReviewers)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	p, err := a.Pulls.Create(ctx, doer(r), rc.Repo, opts)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if err := a.applyReviewRequests(r, rc, p, reviewers); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.writePull(w, r, http.StatusCreated, rc, p)
+	return a.writePull(w, r, http.StatusCreated, rc, p)
 }
 
 // editPull serves PATCH /repos/{owner}/{repo}/pulls/{index}: the issue
 // fields as editIssue, plus retargeting and allow_maintainer_edit; 201 as Gitea.
-func (a *API) editPull(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) editPull(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	var o types.EditPullRequestOption
 	if err := decode(r, &o); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	ctx := r.Context()
 	d := doer(r)
 	is := p.Issue
 	writer := canWriteIssue(rc, is)
 	if !writer && !isPoster(r, is) {
-		a.errorJSON(w, http.StatusForbidden, "user should have a permission to write to the pull request or be its poster")
-		return
+		return statusError(http.StatusForbidden, "user should have a permission to write to the pull request or be its poster")
 	}
 	if o.Base != "" && o.Base != p.BaseBranch && !rc.Perm.CanWrite(repo.UnitCode) {
-		a.errorJSON(w, http.StatusForbidden, "Cannot change base: no write access to the base branch")
-		return
+		return statusError(http.StatusForbidden, "Cannot change base: no write access to the base branch")
 	}
 	if o.Base != "" && (strings.HasPrefix(o.Base, "-") || !git.ValidBranchName(o.Base)) {
-		a.fail(w, r, errs.InvalidField("base", "invalid base branch %q", o.Base))
-		return
+		return errs.InvalidField("base", "invalid base branch %q", o.Base)
 	}
 	if o.AllowMaintainerEdit != nil && !isPoster(r, is) && !d.IsAdmin {
-		a.errorJSON(w, http.StatusForbidden, "only the poster of the pull request may allow maintainers to edit it")
-		return
+		return statusError(http.StatusForbidden, "only the poster of the pull request may allow maintainers to edit it")
 	}
 	edit := types.EditIssueOption{Body: o.Body, State: o.State, Deadline: o.Deadline, RemoveDeadline: o.RemoveDeadline}
 	if o.Title != "" {
@@ -430,83 +413,72 @@ func (a *API) editPull(w http.ResponseWriter, r *http.Request) {
 		edit.Milestone = &o.Milestone
 	}
 	if p.HasMerged && o.State != nil {
-		a.errorJSON(w, http.StatusPreconditionFailed, "cannot change state of this pull request, it was already merged")
-		return
+		return statusError(http.StatusPreconditionFailed, "cannot change state of this pull request, it was already merged")
 	}
 	if err := a.applyIssueEdit(r, rc, is, edit); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if writer && o.Labels != nil {
 		labels, err := a.Issues.CheckLabels(ctx, rc.Repo.ID, orgIDOf(rc), o.Labels)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		if err := a.Issues.ReplaceLabels(ctx, d, rc.Repo, is, labels); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if o.Base != "" && o.Base != p.BaseBranch {
 		if err := a.Pulls.ChangeBase(ctx, d, rc.Repo, p, o.Base); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if o.AllowMaintainerEdit != nil {
 		if err := a.Pulls.SetAllowMaintainerEdit(ctx, p, *o.AllowMaintainerEdit); err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	fresh, err := a.Pulls.GetByID(ctx, p.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.writePull(w, r, http.StatusCreated, rc, fresh)
+	return a.writePull(w, r, http.StatusCreated, rc, fresh)
 }
 
 // isPullMerged serves GET /repos/{owner}/{repo}/pulls/{index}/merge: 204 when merged, else 404.
-func (a *API) isPullMerged(w http.ResponseWriter, r *http.Request) {
-	_, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) isPullMerged(w http.ResponseWriter, r *http.Request) error {
+	_, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	if !p.HasMerged {
-		a.notFound(w, r)
-		return
+		return errs.NotFound("The target couldn't be found.")
 	}
 	empty(w, http.StatusNoContent)
+	return nil
 }
 
 // mergePull serves POST /repos/{owner}/{repo}/pulls/{index}/merge.
-func (a *API) mergePull(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) mergePull(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	var o types.MergePullRequestOption
 	if err := decode(r, &o); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	style := strings.TrimSpace(o.Do)
 	if style == "" {
 		style = rc.Repo.Settings.DefaultMergeStyle
 	}
 	if !pull.ValidStyle(style) {
-		a.fail(w, r, errs.InvalidField("Do", "[Do]: must be one of merge, rebase, rebase-merge, squash, fast-forward-only, manually-merged"))
-		return
+		return errs.InvalidField("Do", "[Do]: must be one of merge, rebase, rebase-merge, squash, fast-forward-only, manually-merged")
 	}
 	if o.HeadCommitID != "" && !git.IsSHA(o.HeadCommitID) {
-		a.fail(w, r, errs.InvalidField("head_commit_id", "invalid commit id %q", o.HeadCommitID))
-		return
+		return errs.InvalidField("head_commit_id", "invalid commit id %q", o.HeadCommitID)
 	}
 	if !rc.Perm.CanWrite(repo.UnitCode) {
-		a.errorJSON(w, http.StatusMethodNotAllowed, "User not allowed to merge PR")
-		return
+		return statusError(http.StatusMethodNotAllowed, "User not allowed to merge PR")
 	}
 	deleteBranch := rc.Repo.Settings.DefaultDeleteBranchAfterMerge
 	if o.DeleteBranchAfterMerge != nil {
@@ -519,61 +491,56 @@ func (a *API) mergePull(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if o.MergeWhenChecksSucceed {
 		if p.HasMerged || p.Issue.IsClosed {
-			a.errorJSON(w, http.StatusMethodNotAllowed, "The PR is already merged or closed")
-			return
+			return statusError(http.StatusMethodNotAllowed, "The PR is already merged or closed")
 		}
 		scheduled, err := a.Pulls.ScheduleAutoMerge(ctx, mc)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		if scheduled {
 			empty(w, http.StatusCreated)
-			return
+			return nil
 		}
 	}
 	if err := a.Pulls.Merge(ctx, mc); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	empty(w, http.StatusOK)
+	return nil
 }
 
 // cancelAutoMerge serves DELETE /repos/{owner}/{repo}/pulls/{index}/merge:
 // the one who scheduled it, or a repository administrator.
-func (a *API) cancelAutoMerge(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) cancelAutoMerge(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	am, err := a.Pulls.GetAutoMerge(ctx, p.ID)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if am == nil {
-		a.notFound(w, r)
-		return
+		return errs.NotFound("The target couldn't be found.")
 	}
 	if d := doer(r); am.DoerID != d.ID && !rc.Perm.IsAdmin() {
-		a.errorJSON(w, http.StatusForbidden, "user has no permission to cancel the scheduled auto merge")
-		return
+		return statusError(http.StatusForbidden, "user has no permission to cancel the scheduled auto merge")
 	}
 	if err := a.Pulls.CancelAutoMerge(ctx, p); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	empty(w, http.StatusNoContent)
+	return nil
 }
 
 // updatePull serves POST /repos/{owner}/{repo}/pulls/{index}/update: the base
 // branch is merged into (style=merge) or the head rebased onto it
 // (style=rebase), by someone who may push to the head branch.
-func (a *API) updatePull(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) updatePull(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	style := r.URL.Query().Get("style")
 	switch style {
@@ -581,44 +548,38 @@ func (a *API) updatePull(w http.ResponseWriter, r *http.Request) {
 		style = "merge"
 	case "rebase":
 	default:
-		a.fail(w, r, errs.InvalidField("style", "invalid update style %q: merge or rebase", style))
-		return
+		return errs.InvalidField("style", "invalid update style %q: merge or rebase", style)
 	}
 	if p.HasMerged || p.Issue.IsClosed {
-		a.errorJSON(w, http.StatusUnprocessableEntity, "the pull request is closed or merged")
-		return
+		return statusError(http.StatusUnprocessableEntity, "the pull request is closed or merged")
 	}
 	if style == "rebase" && !rc.Repo.Settings.AllowRebaseUpdate {
-		a.errorJSON(w, http.StatusForbidden, "rebase updates are not allowed in this repository")
-		return
+		return statusError(http.StatusForbidden, "rebase updates are not allowed in this repository")
 	}
 	if err := a.Pulls.Update(r.Context(), doer(r), rc.Repo, p, style); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	empty(w, http.StatusOK)
+	return nil
 }
 
 // getCommitPull serves GET /repos/{owner}/{repo}/commits/{sha}/pull: the
 // pull request whose merge made the commit.
-func (a *API) getCommitPull(w http.ResponseWriter, r *http.Request) {
+func (a *API) getCommitPull(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
 	sha := chi.URLParam(r, "sha")
 	if !rc.Repo.HasUnit(repo.UnitPulls) || !rc.Perm.CanRead(repo.UnitPulls) || !git.ValidRevision(sha) {
-		a.notFound(w, r)
-		return
+		return errs.NotFound("The target couldn't be found.")
 	}
 	full, err := a.Repos.Git.ResolveCommit(r.Context(), a.Repos.Path(rc.Repo), sha)
 	if err != nil {
-		a.fail(w, r, errs.NotFound("commit does not exist [id: %s]", sha))
-		return
+		return errs.NotFound("commit does not exist [id: %s]", sha)
 	}
 	p, err := a.Pulls.ByMergedCommit(r.Context(), rc.Repo.ID, full)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
-	a.writePull(w, r, http.StatusOK, rc, p)
+	return a.writePull(w, r, http.StatusOK, rc, p)
 }
 
 // pullTimes are the issue times a pull request shows.

@@ -17,8 +17,8 @@ import (
 // pullDiffRoutes registers the files and commits of a pull request; its
 // .diff and .patch are served by getPull (one path segment with the number).
 func (a *API) pullDiffRoutes(r chi.Router) {
-	r.Get("/pulls/{index}/files", a.listPullFiles)
-	r.Get("/pulls/{index}/commits", a.listPullCommits)
+	r.Get("/pulls/{index}/files", a.handle(a.listPullFiles))
+	r.Get("/pulls/{index}/commits", a.handle(a.listPullCommits))
 }
 
 // pullSides returns the old and new side of p's changes in the base
@@ -58,11 +58,10 @@ func (a *API) pullSides(r *http.Request, rc *repoContext, p *pull.PullRequest) (
 
 // servePullDiff streams p's diff (?binary=true includes binary changes) or
 // its patch series.
-func (a *API) servePullDiff(w http.ResponseWriter, r *http.Request, rc *repoContext, p *pull.PullRequest, kind string) {
+func (a *API) servePullDiff(w http.ResponseWriter, r *http.Request, rc *repoContext, p *pull.PullRequest, kind string) error {
 	from, to, err := a.pullSides(r, rc, p)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	binary, _ := strconv.ParseBool(r.URL.Query().Get("binary"))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -77,6 +76,7 @@ func (a *API) servePullDiff(w http.ResponseWriter, r *http.Request, rc *repoCont
 	if err != nil {
 		abortStream(r, kind, err)
 	}
+	return nil
 }
 
 // setPageHeaders writes Gitea's paging headers of diff lists.
@@ -93,29 +93,26 @@ func (a *API) setPageHeaders(w http.ResponseWriter, r *http.Request, pg page, to
 
 // listPullFiles serves GET /pulls/{index}/files: the changed files, paged
 // (?skip-to= starts at a file name), with ?whitespace= as Gitea.
-func (a *API) listPullFiles(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) listPullFiles(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	ws := q.Get("whitespace")
 	switch ws {
 	case "", git.WhitespaceShowAll, git.WhitespaceIgnoreAll, git.WhitespaceIgnoreChange, git.WhitespaceIgnoreEOL:
 	default:
-		a.fail(w, r, errs.InvalidField("whitespace", "invalid whitespace mode %q", ws))
-		return
+		return errs.InvalidField("whitespace", "invalid whitespace mode %q", ws)
 	}
 	from, to, err := a.pullSides(r, rc, p)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	files, _, err := a.Repos.Git.ChangedFiles(r.Context(), a.Repos.Path(rc.Repo), from, to,
 		git.ChangedFilesOptions{Whitespace: ws, DetectRenames: true})
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if skip := q.Get("skip-to"); skip != "" {
 		for i, f := range files {
@@ -144,48 +141,45 @@ func (a *API) listPullFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	a.setPageHeaders(w, r, pg, total)
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // listPullCommits serves GET /pulls/{index}/commits: the commits of the
 // pull request, newest first, paged, with ?verification= and ?files=.
-func (a *API) listPullCommits(w http.ResponseWriter, r *http.Request) {
-	rc, p, ok := a.loadPull(w, r)
-	if !ok {
-		return
+func (a *API) listPullCommits(w http.ResponseWriter, r *http.Request) error {
+	rc, p, err := a.pullOf(r)
+	if err != nil {
+		return err
 	}
 	from, to, err := a.pullSides(r, rc, p)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	ctx := r.Context()
 	path := a.Repos.Path(rc.Repo)
 	opts := git.RevListOptions{Revs: []string{to}, Not: []string{from}}
 	total, err := a.Repos.Git.CountCommits(ctx, path, opts)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	pg := a.paging(r)
 	opts.Skip, opts.Limit = pg.Offset(), pg.Limit
 	shas, err := a.Repos.Git.RevList(ctx, path, opts)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	commits, err := a.Repos.Git.ReadCommits(ctx, path, shas)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	co := commitOptionsOf(r)
 	list, err := a.toCommits(ctx, r, rc, commits, co)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.setPageHeaders(w, r, pg, total)
 	writeJSON(w, http.StatusOK, list)
+	return nil
 }
 
 // pullDiffKind splits "{index}.diff" / "{index}.patch".

@@ -29,6 +29,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// handle adapts a handler that returns its failure: the error is answered
+// by fail, so handlers need not repeat it after every step.
+func (a *API) handle(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.fail(w, r, err)
+		}
+	}
+}
+
+// statusError is a refusal answered with status and message in Gitea's shape.
+func statusError(status int, msg string) error {
+	return errs.Forbidden("%s", msg).WithStatus(status)
+}
+
 // empty answers with a status and no body (204, 205).
 func empty(w http.ResponseWriter, status int) { w.WriteHeader(status) }
 
