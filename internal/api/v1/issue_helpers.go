@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -36,39 +37,10 @@ func (a *API) listAssignees(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	where := "u.id IN (SELECT c.user_id FROM collaboration c WHERE c.repo_id = ? AND c.mode >= ?)"
-	args := []any{rc.Repo.ID, int(access.ModeWrite)}
-	if rc.Owner.IsOrganization() {
-		teams, err := a.Orgs.ListRepoTeams(ctx, rc.Owner.ID, rc.Repo.ID)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		var writers []int64
-		for _, t := range teams {
-			if t.Authorize == access.ModeOwner || t.UnitMode(repo.UnitIssues) >= access.ModeWrite {
-				writers = append(writers, t.ID)
-			}
-		}
-		if len(writers) > 0 {
-			where += " OR u.id IN (SELECT tu.uid FROM team_user tu WHERE tu.team_id IN " + db.In(len(writers)) + ")"
-			args = append(args, db.Int64Args(writers)...)
-		}
-	}
-	list, err := a.Users.Store.List(ctx, "WHERE ("+where+") AND u.type = ? AND u.is_active = ? ORDER BY u.lower_name, u.id",
-		append(args, int(user.TypeIndividual), true)...)
+	list, err := a.usersWithUnit(ctx, rc, repo.UnitIssues, access.ModeWrite)
 	if err != nil {
 		a.fail(w, r, err)
 		return
-	}
-	if !rc.Owner.IsOrganization() && rc.Owner.IsActive {
-		listed := false
-		for _, u := range list {
-			listed = listed || u.ID == rc.Owner.ID
-		}
-		if !listed {
-			list = append(list, rc.Owner)
-		}
 	}
 	writeJSON(w, http.StatusOK, a.toUsers(list, doer(r)))
 }
@@ -88,4 +60,43 @@ func (a *API) newPinAllowed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// usersWithUnit lists the active individual accounts that reach unit of the
+// repository at level min or above as collaborators or through a team
+// (owner teams reach everything), plus the owning user, ordered by name.
+func (a *API) usersWithUnit(ctx context.Context, rc *repoContext, unit string, min access.Mode) ([]*user.User, error) {
+	where := "u.id IN (SELECT c.user_id FROM collaboration c WHERE c.repo_id = ? AND c.mode >= ?)"
+	args := []any{rc.Repo.ID, int(min)}
+	if rc.Owner.IsOrganization() {
+		teams, err := a.Orgs.ListRepoTeams(ctx, rc.Owner.ID, rc.Repo.ID)
+		if err != nil {
+			return nil, err
+		}
+		var ids []int64
+		for _, t := range teams {
+			if t.Authorize == access.ModeOwner || t.UnitMode(unit) >= min {
+				ids = append(ids, t.ID)
+			}
+		}
+		if len(ids) > 0 {
+			where += " OR u.id IN (SELECT tu.uid FROM team_user tu WHERE tu.team_id IN " + db.In(len(ids)) + ")"
+			args = append(args, db.Int64Args(ids)...)
+		}
+	}
+	list, err := a.Users.Store.List(ctx, "WHERE ("+where+") AND u.type = ? AND u.is_active = ? ORDER BY u.lower_name, u.id",
+		append(args, int(user.TypeIndividual), true)...)
+	if err != nil {
+		return nil, err
+	}
+	if !rc.Owner.IsOrganization() && rc.Owner.IsActive {
+		listed := false
+		for _, u := range list {
+			listed = listed || u.ID == rc.Owner.ID
+		}
+		if !listed {
+			list = append(list, rc.Owner)
+		}
+	}
+	return list, nil
 }

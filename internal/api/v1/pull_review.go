@@ -10,7 +10,6 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
-	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/org"
@@ -660,39 +659,10 @@ func (a *API) listReviewers(w http.ResponseWriter, r *http.Request) {
 		a.errorJSON(w, http.StatusForbidden, "doer has no permission to get reviewers")
 		return
 	}
-	where := "u.id IN (SELECT c.user_id FROM collaboration c WHERE c.repo_id = ? AND c.mode >= ?)"
-	args := []any{rc.Repo.ID, int(access.ModeRead)}
-	if rc.Owner.IsOrganization() {
-		teams, err := a.Orgs.ListRepoTeams(ctx, rc.Owner.ID, rc.Repo.ID)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		var readers []int64
-		for _, t := range teams {
-			if t.Authorize == access.ModeOwner || t.UnitMode(repo.UnitPulls) >= access.ModeRead {
-				readers = append(readers, t.ID)
-			}
-		}
-		if len(readers) > 0 {
-			where += " OR u.id IN (SELECT tu.uid FROM team_user tu WHERE tu.team_id IN " + db.In(len(readers)) + ")"
-			args = append(args, db.Int64Args(readers)...)
-		}
-	}
-	list, err := a.Users.Store.List(ctx, "WHERE ("+where+") AND u.type = ? AND u.is_active = ? ORDER BY u.lower_name, u.id",
-		append(args, int(user.TypeIndividual), true)...)
+	list, err := a.usersWithUnit(ctx, rc, repo.UnitPulls, access.ModeRead)
 	if err != nil {
 		a.fail(w, r, err)
 		return
-	}
-	if !rc.Owner.IsOrganization() && rc.Owner.IsActive {
-		listed := false
-		for _, u := range list {
-			listed = listed || u.ID == rc.Owner.ID
-		}
-		if !listed {
-			list = append(list, rc.Owner)
-		}
 	}
 	writeJSON(w, http.StatusOK, a.toUsers(list, doer(r)))
 }
