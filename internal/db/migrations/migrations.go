@@ -18,5 +18,6 @@ func All() []db.Migration {
 		searchVersion0009(),
 		issueSearchWordsPostgres0010(),
 		pulls0011(),
+		queue0015(),
 	}
 }

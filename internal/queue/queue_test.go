@@ -1,0 +1,279 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/db/migrations"
+)
+
+// testDB opens a migrated database: SQLite, or a fresh database on the
+// server CAIRN_DATABASE_URL names (PostgreSQL or MariaDB), dropped after.
+func testDB(t testing.TB) *db.DB {
+	t.Helper()
+	ctx := context.Background()
+	dsn := ""
+	if base := os.Getenv("CAIRN_DATABASE_URL"); base != "" {
+		dsn = freshDatabase(t, base)
+	}
+	d, err := db.Open(ctx, dsn, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if err := d.Migrate(ctx, migrations.All()); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// freshDatabase creates a database on the server of base and returns its URL.
+func freshDatabase(t testing.TB, base string) string {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	name := "cairn_queue_" + hex.EncodeToString(b)
+	driver, admin := "pgx", base
+	if u.Scheme == "mysql" {
+		pw, _ := u.User.Password()
+		driver, admin = "mysql", fmt.Sprintf("%s:%s@tcp(%s)%s", u.User.Username(), pw, u.Host, u.Path)
+	}
+	conn, err := sql.Open(driver, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := sql.Open(driver, admin); err == nil {
+			_, _ = c.Exec("DROP DATABASE " + name)
+			c.Close()
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
+
+// runQueue starts q until the test ends.
+func runQueue(t testing.TB, q *Queue) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { q.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func count(t testing.TB, d *db.DB, where string, args ...any) int64 {
+	t.Helper()
+	n, err := d.Count(context.Background(), "SELECT COUNT(*) FROM queue_job WHERE "+where, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestOutbox: a job exists exactly when the transaction that wrote it
+// commits, and runs once.
+func TestOutbox(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Poll: 50 * time.Millisecond})
+	var got sync.Map
+	var runs atomic.Int64
+	q.Handle("note", func(_ context.Context, j *Job) error {
+		runs.Add(1)
+		got.Store(string(j.Payload), true)
+		return nil
+	})
+	ctx := context.Background()
+	rollback := errors.New("roll back")
+	err := d.WithTx(ctx, func(ctx context.Context) error {
+		if err := q.Enqueue(ctx, "note", []byte("lost"), EnqueueOptions{}); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatal(err)
+	}
+	if err := d.WithTx(ctx, func(ctx context.Context) error {
+		return q.Enqueue(ctx, "note", []byte("kept"), EnqueueOptions{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runQueue(t, q)
+	waitFor(t, "the committed job", func() bool { _, ok := got.Load("kept"); return ok })
+	waitFor(t, "the done job to go", func() bool { return count(t, d, "1 = 1") == 0 })
+	if _, ok := got.Load("lost"); ok || runs.Load() != 1 {
+		t.Fatalf("runs = %d, rolled-back job ran: %v", runs.Load(), ok)
+	}
+}
+
+// TestRetryPermanentDedup: failures are retried with back-off up to the
+// limit; a permanent error stops at once; a key keeps one pending job.
+func TestRetryPermanentDedup(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Poll: 10 * time.Millisecond, MaxAttempts: 3, Backoff: func(int) time.Duration { return 20 * time.Millisecond }})
+	var flaky, doomed, broken atomic.Int64
+	q.Handle("flaky", func(_ context.Context, j *Job) error {
+		if flaky.Add(1) < 3 {
+			return errors.New("not yet")
+		}
+		if j.Attempts != 3 {
+			return Permanent(fmt.Errorf("attempt %d", j.Attempts))
+		}
+		return nil
+	})
+	q.Handle("doomed", func(context.Context, *Job) error { doomed.Add(1); return errors.New("always") })
+	q.Handle("broken", func(context.Context, *Job) error { broken.Add(1); return Permanent(errors.New("cannot")) })
+	ctx := context.Background()
+	for _, kind := range []string{"flaky", "doomed", "broken"} {
+		if err := q.Enqueue(ctx, kind, nil, EnqueueOptions{Key: "k"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Enqueue(ctx, "flaky", nil, EnqueueOptions{Key: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, d, "kind = ?", "flaky"); n != 1 {
+		t.Fatalf("pending flaky jobs with one key = %d", n)
+	}
+	runQueue(t, q)
+	waitFor(t, "all outcomes", func() bool { return count(t, d, "status = ?", statusPending) == 0 })
+	if flaky.Load() != 3 || doomed.Load() != 3 || broken.Load() != 1 {
+		t.Fatalf("attempts: flaky %d doomed %d broken %d", flaky.Load(), doomed.Load(), broken.Load())
+	}
+	failed, err := q.Failed(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{}
+	for _, j := range failed {
+		kinds = append(kinds, j.Kind+":"+j.LastError)
+	}
+	if len(failed) != 2 || !strings.Contains(strings.Join(kinds, ","), "doomed:always") || !strings.Contains(strings.Join(kinds, ","), "broken:cannot") {
+		t.Fatalf("failed jobs = %v", kinds)
+	}
+	// A failed job frees its key.
+	if err := q.Enqueue(ctx, "broken", nil, EnqueueOptions{Key: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new job", func() bool { return broken.Load() == 2 })
+}
+
+// TestGroupsDoNotHoldEachOtherUp: a group whose jobs hang runs one at a
+// time while another group's jobs all finish.
+func TestGroupsDoNotHoldEachOtherUp(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Poll: 10 * time.Millisecond, Workers: 4})
+	release := make(chan struct{})
+	var slowRunning, slowMax, fast atomic.Int64
+	q.Handle("deliver", func(ctx context.Context, j *Job) error {
+		if j.Group == "dead" {
+			n := slowRunning.Add(1)
+			defer slowRunning.Add(-1)
+			for {
+				m := slowMax.Load()
+				if n <= m || slowMax.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil
+		}
+		fast.Add(1)
+		return nil
+	})
+	ctx := context.Background()
+	for i := range 3 {
+		if err := q.Enqueue(ctx, "deliver", []byte(fmt.Sprint(i)), EnqueueOptions{Group: "dead"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		if err := q.Enqueue(ctx, "deliver", []byte(fmt.Sprint(i)), EnqueueOptions{Group: "healthy"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runQueue(t, q)
+	waitFor(t, "the healthy group", func() bool { return fast.Load() == 20 })
+	if slowMax.Load() != 1 {
+		t.Fatalf("jobs of the hanging group at once = %d", slowMax.Load())
+	}
+	close(release)
+	waitFor(t, "the hanging group", func() bool { return count(t, d, "1 = 1") == 0 })
+}
+
+// TestLeaseTakeover: a job claimed by a process that died runs again once
+// its lease has run out.
+func TestLeaseTakeover(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Poll: 10 * time.Millisecond})
+	var ran atomic.Int64
+	q.Handle("work", func(context.Context, *Job) error { ran.Add(1); return nil })
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, "work", nil, EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Add(300 * time.Millisecond).UnixMilli()
+	if _, err := d.Exec(ctx, "UPDATE queue_job SET lease_owner = ?, lease_until_ms = ?, attempts = 1", "dead-process", until); err != nil {
+		t.Fatal(err)
+	}
+	runQueue(t, q)
+	time.Sleep(100 * time.Millisecond)
+	if ran.Load() != 0 {
+		t.Fatal("a leased job was taken before its lease ran out")
+	}
+	waitFor(t, "the takeover", func() bool { return ran.Load() == 1 })
+	waitFor(t, "the job to go", func() bool { return count(t, d, "1 = 1") == 0 })
+}
+
+// BenchmarkThroughput enqueues b.N jobs one transaction each and waits
+// until all ran.
+func BenchmarkThroughput(b *testing.B) {
+	d := testDB(b)
+	q := New(d, Options{Workers: 8})
+	var done atomic.Int64
+	q.Handle("noop", func(context.Context, *Job) error { done.Add(1); return nil })
+	runQueue(b, q)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := q.Enqueue(ctx, "noop", []byte("x"), EnqueueOptions{Group: fmt.Sprint(i % 16)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for done.Load() < int64(b.N) {
+		time.Sleep(time.Millisecond)
+	}
+}
