@@ -1,0 +1,51 @@
+package git
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// TestRefTips: tips read from loose and packed refs agree with git, for
+// both object formats; missing refs are left out; bad names are refused.
+func TestRefTips(t *testing.T) {
+	g := newTestGit(t)
+	for _, format := range []string{"sha1", "sha256"} {
+		repo := initRepo(t, g, format)
+		first := commitFiles(t, g, repo, CommitFilesOptions{Branch: "main", Changes: []FileChange{create("a.txt", "a")}})
+		second := commitFiles(t, g, repo, CommitFilesOptions{Branch: "topic", StartPoint: first, Changes: []FileChange{create("b.txt", "b")}})
+		if err := g.ForceRef(t.Context(), repo, "refs/pull/1/head", second); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"refs/heads/main": first, "refs/heads/topic": second, "refs/pull/1/head": second}
+		refs := []string{"refs/heads/main", "refs/heads/topic", "refs/pull/1/head", "refs/heads/gone", "refs/heads/main/deeper"}
+		check := func(when string) {
+			t.Helper()
+			got, err := g.RefTips(t.Context(), repo, refs)
+			if err != nil {
+				t.Fatalf("%s %s: %v", format, when, err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s %s: %v", format, when, got)
+			}
+			for r, sha := range want {
+				if got[r] != sha {
+					t.Fatalf("%s %s: %s = %q, want %q", format, when, r, got[r], sha)
+				}
+			}
+		}
+		check("loose")
+		if out, err := exec.Command("git", "-C", repo, "pack-refs", "--all").CombinedOutput(); err != nil {
+			t.Fatalf("pack-refs: %v %s", err, out)
+		}
+		check("packed")
+		// A loose ref written after packing wins over the packed one.
+		third := commitFiles(t, g, repo, CommitFilesOptions{Branch: "topic", Changes: []FileChange{create("c.txt", "c")}})
+		want["refs/heads/topic"] = third
+		check("loose over packed")
+	}
+	for _, bad := range []string{"HEAD", "refs/../config", "refs/heads/-x/../../x", "heads/main"} {
+		if _, err := g.RefTips(t.Context(), initRepo(t, g, "sha1"), []string{bad}); err == nil {
+			t.Errorf("RefTips(%q) accepted", bad)
+		}
+	}
+}
