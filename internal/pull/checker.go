@@ -155,19 +155,12 @@ func (s *Service) check(ctx context.Context, id int64) error {
 		return err
 	}
 	path := s.repos.Path(base)
-	headSHA, err := s.git.ResolveCommit(ctx, path, p.HeadRef())
-	if errors.Is(err, git.ErrNotFound) {
-		return s.setStatus(ctx, p, StatusError)
-	}
+	headSHA, baseSHA, err := s.tips(ctx, path, p)
 	if err != nil {
 		return err
 	}
-	baseSHA, err := s.git.ResolveCommit(ctx, path, git.BranchPrefix+p.BaseBranch)
-	if errors.Is(err, git.ErrNotFound) {
-		return s.setStatus(ctx, p, StatusError)
-	}
-	if err != nil {
-		return err
+	if headSHA == "" || baseSHA == "" {
+		return s.setStatus(ctx, p, StatusError) // the head ref or the base branch is gone
 	}
 	if headSHA != p.HeadCommitID {
 		if err := s.recordHeadChange(ctx, p, path, headSHA); err != nil {
@@ -196,8 +189,10 @@ func (s *Service) check(ctx context.Context, id int64) error {
 		}
 	}
 	// Store only what still describes the tips.
-	nowHead, _ := s.git.ResolveCommit(ctx, path, p.HeadRef())
-	nowBase, _ := s.git.ResolveCommit(ctx, path, git.BranchPrefix+p.BaseBranch)
+	nowHead, nowBase, err := s.tips(ctx, path, p)
+	if err != nil {
+		return err
+	}
 	if nowHead != headSHA || nowBase != baseSHA {
 		s.checker.queue(p.ID)
 		return nil
@@ -213,6 +208,14 @@ func (s *Service) check(ctx context.Context, id int64) error {
 	p.Status, p.CheckedHead, p.CheckedBase = status, headSHA, baseSHA
 	s.afterCheck(ctx, p)
 	return nil
+}
+
+// tips reads the head and base commits of p from the base repository's
+// refs ("" for a missing one) without starting git.
+func (s *Service) tips(ctx context.Context, path string, p *PullRequest) (head, base string, err error) {
+	baseRef := git.BranchPrefix + p.BaseBranch
+	t, err := s.git.RefTips(ctx, path, []string{p.HeadRef(), baseRef})
+	return t[p.HeadRef()], t[baseRef], err
 }
 
 func (s *Service) setStatus(ctx context.Context, p *PullRequest, st Status) error {

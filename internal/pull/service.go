@@ -189,16 +189,13 @@ func (s *Service) syncHeadRef(ctx context.Context, p *PullRequest, base *repo.Re
 	}
 	basePath := s.repos.Path(base)
 	if p.IsSameRepo() {
-		sha, err := s.git.ResolveCommit(ctx, basePath, git.BranchPrefix+p.HeadBranch)
-		if errors.Is(err, git.ErrNotFound) {
-			return nil
-		}
+		tips, err := s.git.RefTips(ctx, basePath, []string{git.BranchPrefix + p.HeadBranch, p.HeadRef()})
 		if err != nil {
 			return err
 		}
-		cur, err := s.git.ResolveCommit(ctx, basePath, p.HeadRef())
-		if err == nil && cur == sha {
-			return nil
+		sha := tips[git.BranchPrefix+p.HeadBranch]
+		if sha == "" || tips[p.HeadRef()] == sha {
+			return nil // the branch is gone, or the ref is up to date
 		}
 		return s.git.ForceRef(ctx, basePath, p.HeadRef(), sha)
 	}
@@ -210,10 +207,16 @@ func (s *Service) syncHeadRef(ctx context.Context, p *PullRequest, base *repo.Re
 		return err
 	}
 	headPath := s.repos.Path(head)
-	if _, err := s.git.ResolveCommit(ctx, headPath, git.BranchPrefix+p.HeadBranch); errors.Is(err, git.ErrNotFound) {
-		return nil
-	} else if err != nil {
+	headTips, err := s.git.RefTips(ctx, headPath, []string{git.BranchPrefix + p.HeadBranch})
+	if err != nil {
 		return err
+	}
+	sha := headTips[git.BranchPrefix+p.HeadBranch]
+	if sha == "" {
+		return nil
+	}
+	if cur, err := s.git.RefTips(ctx, basePath, []string{p.HeadRef()}); err == nil && cur[p.HeadRef()] == sha {
+		return nil
 	}
 	return s.git.FetchRef(ctx, basePath, headPath, git.BranchPrefix+p.HeadBranch, p.HeadRef())
 }
