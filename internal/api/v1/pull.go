@@ -27,7 +27,9 @@ func (a *API) pullRoutes(r chi.Router) {
 		r.With(a.signedIn).Post("/pulls", a.handle(a.createPull))
 		r.Get("/pulls/pinned", a.handle(a.listPinnedPulls))
 		r.Get("/pulls/{index}", a.handle(a.getPull))
-		r.Get("/pulls/{base}/*", a.handle(a.getPullByBaseHead))
+		// A head may hold slashes ("owner/repo:branch", "feature/x").
+		r.Get("/pulls/{base}/{head}", a.handle(a.getPullByBaseHead))
+		r.Get("/pulls/{base}/{head}/*", a.handle(a.getPullByBaseHead))
 		r.With(a.signedIn).Patch("/pulls/{index}", a.handle(a.editPull))
 		r.Get("/pulls/{index}/merge", a.handle(a.isPullMerged))
 		r.With(a.signedIn).Post("/pulls/{index}/merge", a.handle(a.mergePull))
@@ -203,7 +205,10 @@ func (a *API) writePull(w http.ResponseWriter, r *http.Request, status int, rc *
 // head as "branch", "owner:branch" or "owner/repo:branch".
 func (a *API) getPullByBaseHead(w http.ResponseWriter, r *http.Request) error {
 	rc := currentRepo(r)
-	base, head := chi.URLParam(r, "base"), chi.URLParam(r, "*")
+	base, head := chi.URLParam(r, "base"), chi.URLParam(r, "head")
+	if rest := chi.URLParam(r, "*"); rest != "" {
+		head += "/" + rest
+	}
 	hr, branch, err := a.resolveHead(r, rc, head)
 	if err != nil {
 		return err
