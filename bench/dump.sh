@@ -4,7 +4,8 @@
 # MB_PER_REPO MB of incompressible history each; times `cairn dump` against
 # `tar -cf` of the data directory, and `cairn restore` into a fresh data
 # directory (SQLite), with the peak memory of each (GNU time's max RSS).
-# Usage: bash bench/dump.sh [repos] [mb-per-repo] [issues]
+# COLD=1 runs each again with the files it reads evicted from the page cache.
+# Usage: [COLD=1] bash bench/dump.sh [repos] [mb-per-repo] [issues]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPOS=${1:-4}
@@ -40,9 +41,23 @@ kill -TERM $PID; wait $PID || true
 start
 sync
 du -sh "$WORK/data"
-measure() { /usr/bin/time -f "%e s, max RSS %M KB" "$@"; }
+# Each run starts with no dirty pages, so none pays for the writeback of
+# the previous one's output.
+measure() { sync; /usr/bin/time -f "%e s, max RSS %M KB" "$@"; }
+# evict drops the clean cached pages of the files under its arguments (and
+# of nothing else on the machine): the "cold" runs read them from disk.
+evict() { sync; find "$@" -type f -exec dd if={} iflag=nocache count=0 status=none \;; }
 echo "tar -cf:"; measure tar -cf "$WORK/plain.tar" -C "$WORK" data
 echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | grep -v '^cairn:'
 ls -l "$WORK/plain.tar" "$WORK/dump.tar" | awk '{print $5, $9}'
 echo "tar -xf:"; mkdir "$WORK/x"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
 echo "cairn restore:"; measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
+if [ -n "${COLD:-}" ]; then
+  echo "cold cache (COLD=1; the data directory, then the archive, evicted first):"
+  rm -f "$WORK/plain.tar" "$WORK/dump.tar"
+  evict "$WORK/data"; echo "tar -cf:"; measure tar -cf "$WORK/plain.tar" -C "$WORK" data
+  evict "$WORK/data"; echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | grep -v '^cairn:'
+  rm -rf "$WORK/x" "$WORK/restored"; mkdir "$WORK/x"
+  evict "$WORK/plain.tar"; echo "tar -xf:"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
+  evict "$WORK/dump.tar"; echo "cairn restore:"; measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
+fi

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -225,17 +226,9 @@ func checkInstance(ctx context.Context, e adminEnv) (*config.Config, error) {
 		return nil, err
 	}
 	defer d.Close()
-	var q string
-	switch d.Dialect {
-	case db.Postgres:
-		q = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migration'"
-	case db.MySQL:
-		q = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'schema_migration'"
-	default:
-		q = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migration'"
-	}
-	n, err := d.Count(ctx, q)
-	if err == nil && n > 0 {
+	var n int64
+	tables, err := d.Tables(ctx)
+	if err == nil && slices.Contains(tables, "schema_migration") {
 		n, err = d.Count(ctx, "SELECT COUNT(*) FROM schema_migration")
 	}
 	if err != nil {

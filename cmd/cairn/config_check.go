@@ -102,20 +102,9 @@ func adminConfigCheck(_ context.Context, args []string, e adminEnv) error {
 // schema, before migrations write to it: a Gitea app.ini's [database] names
 // Gitea's own database, which Cairn must not alter.
 func refuseForeignDatabase(ctx context.Context, d *db.DB) error {
-	tables := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-	switch d.Dialect {
-	case db.Postgres:
-		tables = "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()"
-	case db.MySQL:
-		tables = "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()"
-	}
-	n, err := d.Count(ctx, "SELECT COUNT(*) FROM ("+tables+") t")
-	if err != nil || n == 0 {
+	tables, err := d.Tables(ctx)
+	if err != nil || len(tables) == 0 || slices.Contains(tables, "schema_migration") {
 		return err
 	}
-	cairn, err := d.Count(ctx, "SELECT COUNT(*) FROM ("+tables+") t WHERE name = 'schema_migration'")
-	if err != nil || cairn > 0 {
-		return err
-	}
-	return fmt.Errorf("the database holds %d tables but no Cairn schema (is it Gitea's?): Cairn needs an empty database of its own; set [database] or CAIRN_DATABASE_URL", n)
+	return fmt.Errorf("the database holds %d tables but no Cairn schema (is it Gitea's?): Cairn needs an empty database of its own; set [database] or CAIRN_DATABASE_URL", len(tables))
 }

@@ -16,11 +16,12 @@ import (
 )
 
 const dumpAbout = `Writes one tar archive of the instance, also while 'cairn serve' runs: a
-manifest, every table as JSON lines (read in one consistent snapshot), each
-repository listed in that snapshot (its refs, then a pack of exactly the
-objects they reach), attachments, avatars, the SSH host key and the
-configuration file. 'cairn restore' rebuilds an empty instance from it, on
-any database type.`
+manifest, the database read in one consistent snapshot (a SQLite database as
+its file, copied by SQLite's online backup; PostgreSQL and MariaDB tables as
+JSON lines), each repository listed in that snapshot (its refs, then its
+object files), attachments, avatars, the SSH host key and the configuration
+file. 'cairn restore' rebuilds an empty instance from it, on any database
+type.`
 
 // backupInstance is what dump and restore work with.
 func backupInstance(ctx context.Context, cfg *config.Config, e adminEnv) (backup.Instance, func(), error) {

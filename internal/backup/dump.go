@@ -1,7 +1,10 @@
 // Package backup writes and reads Cairn's dump archive: one tar file holding a
-// manifest, every table as JSON lines, the repositories (refs and a pack of
-// exactly the objects they reach), attachments, avatars, the configuration
-// file and the SSH host key.
+// manifest, the database (a SQLite source's database file, copied with
+// SQLite's online backup; for PostgreSQL and MySQL every table as JSON
+// lines, one array of column values per row in the manifest's column
+// order), the repositories (refs and the object files holding every object
+// they reach), attachments, avatars, the configuration file and the SSH
+// host key. Any of the three databases restores from either form.
 package backup
 
 import (
@@ -18,7 +21,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +29,10 @@ import (
 	"github.com/cairn-forge/cairn/internal/git"
 )
 
-// FormatVersion is the layout version of the archive.
-const FormatVersion = 1
+// FormatVersion is the layout version of the archive. Version 2 writes rows
+// as JSON arrays (version 1: objects naming every column) and repositories
+// as object store files (version 1: always one pack).
+const FormatVersion = 2
 
 // Manifest is the archive's first entry.
 type Manifest struct {
@@ -39,6 +43,9 @@ type Manifest struct {
 	Created      time.Time   `json:"created"`
 	Tables       []TableInfo `json:"tables"`
 	Repositories int         `json:"repositories"`
+	// DatabaseFile names the entry holding a SQLite source's database file,
+	// written instead of one entry of JSON lines per table.
+	DatabaseFile string `json:"database_file,omitempty"`
 }
 
 // TableInfo names one dumped table, its columns and its row count.
@@ -69,19 +76,41 @@ type Instance struct {
 
 // Dump writes the archive of inst to w. The database is read in one snapshot;
 // the repositories listed in it are then captured by recording their refs
-// and packing exactly the objects those refs reach.
+// and copying object files that hold every object those refs reach.
 func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	tw := tar.NewWriter(w)
 	var repoIDs []int64
-	var spools []*os.File
+	// spools are the database entries, written to files first (tar needs
+	// each size first).
+	type spool struct {
+		name, path string
+	}
+	var spools []spool
 	defer func() {
-		for _, f := range spools {
-			f.Close()
-			os.Remove(f.Name())
+		for _, s := range spools {
+			removeSQLite(s.path)
 		}
 	}()
 	m := Manifest{Format: FormatVersion, CairnVersion: inst.Version, Database: inst.DB.Dialect.String(), Created: time.Now().UTC()}
-	err := inst.DB.Snapshot(ctx, func(q func(string, ...any) (*sql.Rows, error)) error {
+	var snap *sqliteSnapshot
+	defer func() {
+		if snap != nil {
+			snap.close()
+		}
+	}()
+	if inst.DB.Dialect == db.SQLite {
+		// The database file itself: copied page by page, it is a tenth of
+		// the work of writing every row out, and restored whole. The copy
+		// is made while the repositories are written, and comes last.
+		var err error
+		if snap, repoIDs, err = openSQLiteSnapshot(ctx, inst, &m); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		if err := snap.start(ctx, inst.Paths.TempDir, &m, repoIDs); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		m.DatabaseFile = sqliteEntry
+	} else if err := inst.DB.Snapshot(ctx, func(q func(string, ...any) (*sql.Rows, error)) error {
 		level, err := schemaLevel(q)
 		if err != nil {
 			return err
@@ -96,8 +125,11 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			spools = append(spools, f)
+			spools = append(spools, spool{"db/" + t + ".jsonl", f.Name()})
 			info, err := dumpTable(ctx, inst.DB, q, t, f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 			if err != nil {
 				return fmt.Errorf("table %s: %w", t, err)
 			}
@@ -116,8 +148,7 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 			repoIDs = append(repoIDs, id)
 		}
 		return rows.Err()
-	})
-	if err != nil {
+	}); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	m.Repositories = len(repoIDs)
@@ -128,12 +159,17 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	if err := writeBytes(tw, "manifest.json", mj); err != nil {
 		return err
 	}
-	for i, t := range m.Tables {
-		if err := writeFile(tw, "db/"+t.Name+".jsonl", spools[i]); err != nil {
+	for _, s := range spools {
+		f, err := os.Open(s.path)
+		if err != nil {
 			return err
 		}
-		spools[i].Close()
-		os.Remove(spools[i].Name())
+		err = writeFile(tw, s.name, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		removeSQLite(s.path)
 	}
 	spools = nil
 	for _, id := range repoIDs {
@@ -157,6 +193,21 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 			return err
 		}
 	}
+	if snap != nil {
+		p, err := snap.wait()
+		if err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = writeFile(tw, sqliteEntry, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
 	return tw.Close()
 }
 
@@ -177,41 +228,18 @@ func schemaLevel(q func(string, ...any) (*sql.Rows, error)) (int, error) {
 }
 
 // listTables returns Cairn's ordinary tables (no schema_migration, no
-// SQLite full-text index tables, which triggers rebuild on restore), sorted.
+// SQLite full-text index tables, which restore rebuilds), sorted.
 func listTables(ctx context.Context, d *db.DB) ([]string, error) {
-	var q string
-	switch d.Dialect {
-	case db.Postgres:
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
-	case db.MySQL:
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'"
-	default:
-		q = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'"
-	}
-	names, err := strings1(ctx, d, q)
+	names, err := d.Tables(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var virtual []string
-	if d.Dialect == db.SQLite {
-		if virtual, err = strings1(ctx, d, "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"); err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-next:
+	out := names[:0]
 	for _, n := range names {
-		if n == "schema_migration" {
-			continue
+		if n != "schema_migration" {
+			out = append(out, n)
 		}
-		for _, v := range virtual { // shadow tables of a full-text index
-			if strings.HasPrefix(n, v+"_") {
-				continue next
-			}
-		}
-		out = append(out, n)
 	}
-	sort.Strings(out)
 	return out, nil
 }
 
@@ -278,8 +306,12 @@ func kindOf(typeName string) colKind {
 	return kindOther
 }
 
+// maxJSONArrayColumns bounds the columns SQLite's json_array is given (its
+// function argument limit is 127 in older builds).
+const maxJSONArrayColumns = 100
+
 // dumpTable writes every row of table, ordered by its primary key, as one
-// JSON object per line with every column by name.
+// JSON array per line, in the column order it returns.
 func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows, error), table string, w io.Writer) (TableInfo, error) {
 	info := TableInfo{Name: table}
 	pk, err := primaryKey(ctx, d, table)
@@ -293,45 +325,80 @@ func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows,
 		}
 		order += quote(d.Dialect, c)
 	}
-	query := "SELECT * FROM " + quote(d.Dialect, table)
 	if order != "" {
-		query += " ORDER BY " + order
+		order = " ORDER BY " + order
 	}
-	rows, err := q(query)
+	from := " FROM " + quote(d.Dialect, table)
+	rows, err := q("SELECT *" + from + " WHERE 1 = 0")
 	if err != nil {
 		return info, err
 	}
-	defer rows.Close()
 	types, err := rows.ColumnTypes()
+	rows.Close()
 	if err != nil {
 		return info, err
 	}
 	kinds := make([]colKind, len(types))
-	keys := make([][]byte, len(types))
+	plain := d.Dialect == db.SQLite && len(types) <= maxJSONArrayColumns
+	list := ""
 	for i, t := range types {
 		info.Columns = append(info.Columns, t.Name())
 		kinds[i] = kindOf(t.DatabaseTypeName())
-		keys[i], _ = json.Marshal(t.Name())
+		if kinds[i] == kindBlob {
+			plain = false
+		}
+		if i > 0 {
+			list += ", "
+		}
+		list += quote(d.Dialect, t.Name())
 	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if plain {
+		// SQLite writes the line itself: each value the driver hands over
+		// costs a few calls into SQLite, each taking the connection's mutex.
+		// Booleans come out as 0 and 1, which restore reads as booleans.
+		rows, err := q("SELECT json_array(" + list + ")" + from + order)
+		if err != nil {
+			return info, err
+		}
+		defer rows.Close()
+		var line sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&line); err != nil {
+				return info, err
+			}
+			bw.Write(line)
+			if err := bw.WriteByte('\n'); err != nil {
+				return info, err
+			}
+			info.Rows++
+		}
+		if err := rows.Err(); err != nil {
+			return info, err
+		}
+		return info, bw.Flush()
+	}
+	rows, err = q("SELECT " + list + from + order)
+	if err != nil {
+		return info, err
+	}
+	defer rows.Close()
 	vals := make([]any, len(types))
 	ptrs := make([]any, len(types))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
 	var line bytes.Buffer
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return info, err
 		}
 		line.Reset()
-		line.WriteByte('{')
+		line.WriteByte('[')
 		for i, v := range vals {
 			if i > 0 {
 				line.WriteByte(',')
 			}
-			line.Write(keys[i])
-			line.WriteByte(':')
 			jv, err := portable(v, kinds[i])
 			if err != nil {
 				return info, fmt.Errorf("column %s: %w", info.Columns[i], err)
@@ -340,7 +407,7 @@ func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows,
 				return info, err
 			}
 		}
-		line.WriteString("}\n")
+		line.WriteString("]\n")
 		if _, err := bw.Write(line.Bytes()); err != nil {
 			return info, err
 		}
@@ -426,65 +493,6 @@ func portable(v any, kind colKind) (any, error) {
 	return nil, fmt.Errorf("unsupported value type %T", v)
 }
 
-// dumpRepo records the refs of repository id, then packs exactly the objects
-// they reach: objects are only ever added, and a ref recorded here points at
-// objects present now, so the archive's refs resolve whatever happens later.
-func dumpRepo(ctx context.Context, inst Instance, tw *tar.Writer, id int64) error {
-	path := filepath.Join(inst.Paths.Repos, strconv.FormatInt(id, 10)+".git")
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("the repository's directory is missing (deleted during the dump? run it again): %w", err)
-	}
-	prefix := "repositories/" + strconv.FormatInt(id, 10) + ".git/"
-	format, err := inst.Git.Command("rev-parse", "--show-object-format").Repo(path).Output(ctx)
-	if err != nil {
-		return err
-	}
-	refs, err := inst.Git.Command("for-each-ref", "--format=%(objectname) %(refname)").Repo(path).Output(ctx)
-	if err != nil {
-		return err
-	}
-	if err := writeBytes(tw, prefix+"object-format", bytes.TrimSpace(format)); err != nil {
-		return err
-	}
-	for _, name := range []string{"config", "HEAD"} {
-		b, err := os.ReadFile(filepath.Join(path, name))
-		if err != nil {
-			return err
-		}
-		if err := writeBytes(tw, prefix+name, b); err != nil {
-			return err
-		}
-	}
-	if len(bytes.TrimSpace(refs)) > 0 {
-		tips := map[string]bool{}
-		var stdin bytes.Buffer
-		for _, l := range strings.Split(strings.TrimSpace(string(refs)), "\n") {
-			oid, _, _ := strings.Cut(l, " ")
-			if !tips[oid] {
-				tips[oid] = true
-				stdin.WriteString(oid + "\n")
-			}
-		}
-		f, err := os.CreateTemp(inst.Paths.TempDir, "dump-*.pack")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name())
-		defer f.Close()
-		// Packed objects and deltas are copied as they are; loose ones are
-		// compressed at git's loose-object level, without a delta search.
-		err = inst.Git.Command("pack-objects", "--stdout", "--revs", "--delta-base-offset", "--window=0", "-q").
-			Config("pack.compression", "1").Repo(path).Stdin(&stdin).Stdout(f).Run(ctx)
-		if err != nil {
-			return err
-		}
-		if err := writeFile(tw, prefix+"objects.pack", f); err != nil {
-			return err
-		}
-	}
-	return writeBytes(tw, prefix+"refs", refs)
-}
-
 // dumpDir adds the regular files under dir (if it exists) as name/....
 func dumpDir(tw *tar.Writer, dir, name string) error {
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
@@ -538,6 +546,7 @@ func writeFile(tw *tar.Writer, name string, f *os.File) error {
 	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: fi.Size(), ModTime: fi.ModTime(), Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
-	_, err = io.CopyN(tw, f, fi.Size())
+	// Large reads: the database file and packs are hundreds of MB.
+	_, err = io.CopyBuffer(tw, io.LimitReader(f, fi.Size()), make([]byte, min(max(fi.Size(), 512), 1<<20)))
 	return err
 }

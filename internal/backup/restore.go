@@ -2,7 +2,6 @@ package backup
 
 import (
 	"archive/tar"
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -25,17 +24,16 @@ type RestoreOptions struct {
 	Migrate func(ctx context.Context, level int) error
 }
 
-// batchRows and batchBytes bound one multi-row INSERT.
-const (
-	batchRows  = 500
-	batchBytes = 4 << 20
-)
+// incompleteMarker is the file, in the data directory, that a restore
+// writes before it changes anything and removes once it has succeeded.
+const incompleteMarker = "restore-incomplete"
 
 // Restore rebuilds the empty instance inst from the archive r: the database
 // (migrated to the dump's level, then filled table by table), the
 // repositories, attachments, avatars and SSH host key. The dumped
 // configuration file is written next to the target's as cairn.ini.dumped.
-// Every repository is checked with git fsck --connectivity-only.
+// Every repository is checked with git fsck --connectivity-only. A target
+// left partly filled by a failed restore is refused, with what to delete.
 func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	tr := tar.NewReader(r)
 	hdr, err := tr.Next()
@@ -49,16 +47,60 @@ func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOption
 	if err := json.NewDecoder(io.LimitReader(tr, 16<<20)).Decode(&m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	if m.Format != FormatVersion {
-		return nil, fmt.Errorf("dump format %d is not supported (this Cairn reads format %d)", m.Format, FormatVersion)
+	if m.Format != FormatVersion && m.Format != 1 {
+		return nil, fmt.Errorf("dump format %d is not supported (this Cairn reads formats 1 and %d)", m.Format, FormatVersion)
 	}
+	marker := filepath.Join(inst.Paths.DataDir, incompleteMarker)
+	cleanup := "delete the repositories, attachments, avatars and ssh directories under " + inst.Paths.DataDir +
+		" and every table of the " + inst.DB.Dialect.String() + " database (for SQLite, the file cairn.db), then " + marker
+	if _, err := os.Stat(marker); err == nil {
+		return nil, fmt.Errorf("refusing to restore: an earlier restore into this instance failed midway (%s exists); to start again, %s", marker, cleanup)
+	}
+	// The schema alone does not make the target partly filled.
 	if err := opts.Migrate(ctx, m.SchemaLevel); err != nil {
 		return nil, err
 	}
+	if err := refuseRows(ctx, inst.DB); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(marker, []byte("A restore into this instance started and has not finished.\nTo restore again, "+cleanup+".\n"), 0o600); err != nil {
+		return nil, err
+	}
+	man, err := restore(ctx, inst, tr, &m)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nthe target is left partly filled; to restore again, %s", err, cleanup)
+	}
+	return man, os.Remove(marker)
+}
+
+// restore does Restore's work once the manifest is read.
+func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*Manifest, error) {
 	tables := map[string]TableInfo{}
 	for _, t := range m.Tables {
 		tables[t.Name] = t
 	}
+	// The loader holds a writer connection: SQLite's only one, which the
+	// restore of a database file needs too, so it is made when first used.
+	var ld *loader
+	loaderFor := func() (*loader, error) {
+		if ld != nil {
+			return ld, nil
+		}
+		var err error
+		ld, err = newLoader(ctx, inst)
+		return ld, err
+	}
+	finish := func() error {
+		if ld == nil {
+			return nil
+		}
+		return ld.finish(ctx)
+	}
+	defer func() {
+		if ld != nil {
+			ld.close()
+		}
+	}()
 	var restored []string
 	repos := map[string]bool{}
 	for {
@@ -74,12 +116,24 @@ func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOption
 			return nil, fmt.Errorf("unexpected archive entry %q", hdr.Name)
 		}
 		switch {
-		case strings.HasPrefix(name, "db/") && strings.HasSuffix(name, ".jsonl"):
+		case m.DatabaseFile != "" && name == m.DatabaseFile:
+			if err := restoreSQLiteFile(ctx, inst, m, tr, loaderFor); err != nil {
+				return nil, err
+			}
+			for _, t := range m.Tables {
+				restored = append(restored, t.Name)
+			}
+			fmt.Fprintf(inst.Log, "restored the database (%d tables)\n", len(m.Tables))
+		case m.DatabaseFile == "" && strings.HasPrefix(name, "db/") && strings.HasSuffix(name, ".jsonl"):
 			t, ok := tables[strings.TrimSuffix(strings.TrimPrefix(name, "db/"), ".jsonl")]
 			if !ok {
 				return nil, fmt.Errorf("archive entry %q is not in the manifest", name)
 			}
-			n, err := restoreTable(ctx, inst, t, tr)
+			l, err := loaderFor()
+			if err != nil {
+				return nil, err
+			}
+			n, err := l.table(ctx, t, m.Format, tr)
 			if err != nil {
 				return nil, fmt.Errorf("table %s: %w", t.Name, err)
 			}
@@ -89,9 +143,12 @@ func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOption
 			restored = append(restored, t.Name)
 			fmt.Fprintf(inst.Log, "restored table %s (%d rows)\n", t.Name, n)
 		case strings.HasPrefix(name, "repositories/"):
+			if err := finish(); err != nil {
+				return nil, err
+			}
 			repo, file, ok := strings.Cut(strings.TrimPrefix(name, "repositories/"), "/")
 			id, found := strings.CutSuffix(repo, ".git")
-			if _, err := strconv.ParseInt(id, 10, 64); !ok || !found || err != nil || strings.Contains(file, "/") {
+			if _, err := strconv.ParseInt(id, 10, 64); !ok || !found || err != nil {
 				return nil, fmt.Errorf("unexpected archive entry %q", hdr.Name)
 			}
 			if err := restoreRepoEntry(ctx, inst, filepath.Join(inst.Paths.Repos, repo), file, tr); err != nil {
@@ -110,6 +167,12 @@ func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOption
 			return nil, fmt.Errorf("unexpected archive entry %q", hdr.Name)
 		}
 	}
+	if err := finish(); err != nil {
+		return nil, err
+	}
+	if len(restored) != len(m.Tables) {
+		return nil, fmt.Errorf("the archive holds %d tables, the manifest says %d: it is incomplete", len(restored), len(m.Tables))
+	}
 	if err := resetSequences(ctx, inst.DB, restored); err != nil {
 		return nil, err
 	}
@@ -123,31 +186,25 @@ func Restore(ctx context.Context, inst Instance, r io.Reader, opts RestoreOption
 		}
 	}
 	fmt.Fprintf(inst.Log, "restored %d repositories, all connected\n", len(repos))
-	return &m, nil
+	return m, nil
 }
 
-// restoreRepoEntry handles one file of a dumped repository; entries come in
-// the order Dump writes them (object-format, config, HEAD, objects.pack, refs).
-func restoreRepoEntry(ctx context.Context, inst Instance, dir, file string, r io.Reader) error {
-	switch file {
-	case "object-format":
-		b, err := io.ReadAll(io.LimitReader(r, 64))
+// refuseRows fails when a table of the migrated target already holds rows.
+func refuseRows(ctx context.Context, d *db.DB) error {
+	tables, err := listTables(ctx, d)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		ok, err := d.Exists(ctx, "SELECT 1 FROM "+quote(d.Dialect, t)+" LIMIT 1")
 		if err != nil {
 			return err
 		}
-		if _, err := os.Stat(dir); err == nil {
-			return fmt.Errorf("%s already exists", dir)
+		if ok {
+			return fmt.Errorf("refusing to restore: table %s of the target database already holds rows; restore into an empty instance", t)
 		}
-		return inst.Git.Command("init", "--bare", "-q").Option("--object-format", strings.TrimSpace(string(b))).Paths(dir).Run(ctx)
-	case "config", "HEAD":
-		return placeFile(filepath.Join(dir, file), r, 0o644)
-	case "objects.pack":
-		return inst.Git.Command("index-pack", "--stdin").Repo(dir).Stdin(r).Stdout(io.Discard).Run(ctx)
-	case "refs":
-		// "<oid> <ref>" lines are the packed-refs format.
-		return placeFile(filepath.Join(dir, "packed-refs"), r, 0o644)
 	}
-	return fmt.Errorf("unexpected file %q", file)
+	return nil
 }
 
 // placeFile writes r to p (creating its directory), refusing to overwrite.
@@ -168,100 +225,6 @@ func placeFile(p string, r io.Reader, mode os.FileMode) error {
 		return err
 	}
 	return f.Close()
-}
-
-// targetColumn is a column of the restored table.
-type targetColumn struct {
-	name string
-	kind colKind
-}
-
-// restoreTable inserts the JSON lines of one table in one transaction, in
-// multi-row INSERTs, keeping every id.
-func restoreTable(ctx context.Context, inst Instance, t TableInfo, r io.Reader) (int64, error) {
-	d := inst.DB
-	rows, err := d.Query(ctx, "SELECT * FROM "+quote(d.Dialect, t.Name)+" WHERE 1 = 0")
-	if err != nil {
-		return 0, err
-	}
-	types, err := rows.ColumnTypes()
-	rows.Close()
-	if err != nil {
-		return 0, err
-	}
-	have := map[string]colKind{}
-	for _, ct := range types {
-		have[ct.Name()] = kindOf(ct.DatabaseTypeName())
-	}
-	var cols []targetColumn
-	for _, c := range t.Columns {
-		k, ok := have[c]
-		if !ok {
-			// A dialect-only column (PostgreSQL's search_version cache).
-			fmt.Fprintf(inst.Log, "table %s: column %s does not exist here, not restored\n", t.Name, c)
-			continue
-		}
-		cols = append(cols, targetColumn{c, k})
-	}
-	head := "INSERT INTO " + quote(d.Dialect, t.Name) + " ("
-	for i, c := range cols {
-		if i > 0 {
-			head += ", "
-		}
-		head += quote(d.Dialect, c.name)
-	}
-	head += ") VALUES "
-	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
-	var n int64
-	err = d.WithTx(ctx, func(ctx context.Context) error {
-		dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
-		dec.UseNumber()
-		var args []any
-		var sql strings.Builder
-		pending, size := 0, 0
-		flush := func() error {
-			if pending == 0 {
-				return nil
-			}
-			_, err := d.Exec(ctx, sql.String(), args...)
-			args, pending, size = args[:0], 0, 0
-			sql.Reset()
-			return err
-		}
-		for {
-			var row map[string]any
-			if err := dec.Decode(&row); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return fmt.Errorf("row %d: %w", n+1, err)
-			}
-			if pending == 0 {
-				sql.WriteString(head)
-			} else {
-				sql.WriteString(", ")
-			}
-			sql.WriteString(one)
-			for _, c := range cols {
-				v, err := fromPortable(row[c.name], c.kind)
-				if err != nil {
-					return fmt.Errorf("row %d, column %s: %w", n+1, c.name, err)
-				}
-				if s, ok := v.(string); ok {
-					size += len(s)
-				}
-				args = append(args, v)
-			}
-			pending++
-			n++
-			if pending >= batchRows || size >= batchBytes {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return flush()
-	})
-	return n, err
 }
 
 // fromPortable turns a JSON value into what the target column takes.

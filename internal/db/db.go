@@ -79,7 +79,7 @@ func Open(ctx context.Context, rawURL, dataDir string) (*DB, error) {
 			return nil, err
 		}
 		r.SetMaxOpenConns(8)
-		r.SetMaxIdleConns(8)
+		r.SetMaxIdleConns(readerPool)
 		r.SetConnMaxIdleTime(5 * time.Minute)
 		d := &DB{Dialect: SQLite, writer: w, reader: r, stmts: newStmtCache(512)}
 		// Create the file and switch it to WAL before readers open it.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"archive/tar"
 	"bytes"
 	"os"
 	"os/exec"
@@ -49,6 +50,52 @@ func startRestored(t *testing.T, archive string) *Server {
 	}
 	s.launch(cairnBinary(t), nil)
 	return s
+}
+
+// restoreTruncated restores archive cut short after its manifest into a
+// fresh instance: the restore fails saying what to delete, leaves its
+// marker, and a second attempt is refused as the target is partly filled.
+func restoreTruncated(t *testing.T, archive string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, err := tar.NewReader(f).Next()
+	f.Close()
+	if err != nil || hdr.Name != "manifest.json" {
+		t.Fatalf("first entry %v: %v", hdr, err)
+	}
+	b, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := 512 + (hdr.Size+511)/512*512 + 700 // inside the entry after the manifest
+	short := filepath.Join(t.TempDir(), "short.tar")
+	if err := os.WriteFile(short, b[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CAIRN_DATA_DIR=" + dir, "CAIRN_SSH_ADDR=off"}
+	if dbURL := testDatabaseURL(t); dbURL != "" {
+		env = append(env, "CAIRN_DATABASE_URL="+dbURL)
+	}
+	run := func() (string, error) {
+		cmd := exec.Command(cairnBinary(t), "restore", "--file", short)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(); err == nil || !strings.Contains(out, "to restore again, delete") {
+		t.Fatalf("restore of a truncated archive: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "restore-incomplete")); err != nil {
+		t.Fatalf("no marker left by the failed restore: %v", err)
+	}
+	// Refused: by the marker, or first by the repositories already placed.
+	if out, err := run(); err == nil || !strings.Contains(out, "refusing to restore: an earlier restore") && !strings.Contains(out, "repositories directory") {
+		t.Fatalf("restore after a failed one: %v\n%s", err, out)
+	}
 }
 
 // names returns the sorted values of key in a JSON list answer.
@@ -179,6 +226,7 @@ func dumpRoundTrip(t *testing.T, opts ...ServerOption) {
 	close(stop)
 	wg.Wait()
 
+	restoreTruncated(t, archive)
 	r := startRestored(t, archive)
 	adminTok := r.CreateToken(adminName, adminPassword, "after-restore", "all")
 	r.AdminTok = adminTok

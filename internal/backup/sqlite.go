@@ -1,0 +1,327 @@
+package backup
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/cairn-forge/cairn/internal/db"
+	"modernc.org/sqlite"
+)
+
+// sqliteEntry is the archive entry holding a SQLite source's database file.
+const sqliteEntry = "db/cairn.sqlite"
+
+// backuper and restorer are what the SQLite driver's connections offer for
+// SQLite's online backup (sqlite3_backup_*).
+type backuper interface {
+	NewBackup(dstURI string) (*sqlite.Backup, error)
+}
+
+type restorer interface {
+	NewRestore(srcURI string) (*sqlite.Backup, error)
+}
+
+// sqliteSnapshot is a read transaction on a SQLite source, on a connection
+// of its own, and the copy of the database made in it.
+type sqliteSnapshot struct {
+	sdb  *sql.DB
+	conn *sql.Conn
+	path string        // the copy
+	done chan struct{} // closed when the copy is made and checked
+	err  error         // the copy's failure, once done is closed
+}
+
+// openSQLiteSnapshot starts a read transaction on the database of inst, a
+// SQLite one, and fills m (schema level, tables with their columns and row
+// counts) and the repository ids from it. Writers are not blocked (WAL).
+func openSQLiteSnapshot(ctx context.Context, inst Instance, m *Manifest) (*sqliteSnapshot, []int64, error) {
+	var seq int
+	var name, src string
+	if err := inst.DB.QueryRow(ctx, "SELECT seq, name, file FROM pragma_database_list WHERE name = 'main'").Scan(&seq, &name, &src); err != nil {
+		return nil, nil, err
+	}
+	if src == "" {
+		return nil, nil, errors.New("the SQLite database has no file")
+	}
+	tables, err := listTables(ctx, inst.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A connection of its own, read-only, so the server's pools are untouched.
+	sdb, err := sql.Open("sqlite", "file:"+src+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &sqliteSnapshot{sdb: sdb}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	if s.conn, err = sdb.Conn(ctx); err != nil {
+		return nil, nil, err
+	}
+	// A plain BEGIN is deferred: the snapshot starts with the first read.
+	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, nil, err
+	}
+	q := func(query string, args ...any) (*sql.Rows, error) { return s.conn.QueryContext(ctx, query, args...) }
+	if m.SchemaLevel, err = schemaLevel(q); err != nil {
+		return nil, nil, err
+	}
+	for _, t := range tables {
+		info := TableInfo{Name: t}
+		rows, err := q("SELECT * FROM " + quote(db.SQLite, t) + " WHERE 1 = 0")
+		if err != nil {
+			return nil, nil, err
+		}
+		info.Columns, err = rows.Columns()
+		rows.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		if info.Rows, err = count(q, "SELECT COUNT(*) FROM "+quote(db.SQLite, t)); err != nil {
+			return nil, nil, err
+		}
+		m.Tables = append(m.Tables, info)
+	}
+	ids, err := repositoryIDs(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	ok = true
+	return s, ids, nil
+}
+
+// start copies the database, as the snapshot sees it, into a new file in
+// dir with SQLite's online backup, in the background: the backup reads
+// through the connection holding the read transaction. The copy is checked
+// against m and ids (what the snapshot read) before wait reports success.
+func (s *sqliteSnapshot) start(ctx context.Context, dir string, m *Manifest, ids []int64) error {
+	f, err := os.CreateTemp(dir, "dump-*.sqlite")
+	if err != nil {
+		return err
+	}
+	s.path = f.Name()
+	f.Close()
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		err := s.conn.Raw(func(dc any) error {
+			b, ok := dc.(backuper)
+			if !ok {
+				return errors.New("the SQLite driver offers no online backup")
+			}
+			// Not synced: the copy is read back at once, and a crash
+			// loses the dump anyway.
+			bk, err := b.NewBackup("file:" + s.path + "?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
+			if err != nil {
+				return err
+			}
+			if _, err := bk.Step(-1); err != nil {
+				bk.Finish()
+				return err
+			}
+			return bk.Finish()
+		})
+		if err == nil {
+			err = checkSQLiteCopy(ctx, s.path, m, ids)
+		}
+		s.err = err
+	}()
+	return nil
+}
+
+// wait returns the copy's path once start's work is done.
+func (s *sqliteSnapshot) wait() (string, error) {
+	<-s.done
+	if err := s.err; err != nil {
+		return "", fmt.Errorf("copying the SQLite database: %w", err)
+	}
+	return s.path, nil
+}
+
+// close ends the read transaction and removes the copy.
+func (s *sqliteSnapshot) close() {
+	if s.done != nil {
+		<-s.done
+	}
+	if s.conn != nil {
+		s.conn.ExecContext(context.Background(), "ROLLBACK")
+		s.conn.Close()
+	}
+	s.sdb.Close()
+	if s.path != "" {
+		removeSQLite(s.path)
+	}
+}
+
+// removeSQLite removes a database file and its WAL companions.
+func removeSQLite(p string) {
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(p + s)
+	}
+}
+
+// checkSQLiteCopy verifies that the copy at path holds the state the
+// snapshot read: the same row counts and repositories.
+func checkSQLiteCopy(ctx context.Context, path string, m *Manifest, ids []int64) error {
+	cp, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		return err
+	}
+	defer cp.Close()
+	q := func(query string, args ...any) (*sql.Rows, error) { return cp.QueryContext(ctx, query, args...) }
+	for _, t := range m.Tables {
+		n, err := count(q, "SELECT COUNT(*) FROM "+quote(db.SQLite, t.Name))
+		if err != nil {
+			return err
+		}
+		if n != t.Rows {
+			return fmt.Errorf("table %s: the copy has %d rows, the snapshot %d", t.Name, n, t.Rows)
+		}
+	}
+	got, err := repositoryIDs(q)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(got, ids) {
+		return errors.New("the copy's repositories differ from the snapshot's")
+	}
+	return nil
+}
+
+// count runs a query answering one number.
+func count(q func(string, ...any) (*sql.Rows, error), query string) (int64, error) {
+	rows, err := q(query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, err
+		}
+	}
+	return n, rows.Err()
+}
+
+// repositoryIDs lists the repositories' ids in order.
+func repositoryIDs(q func(string, ...any) (*sql.Rows, error)) ([]int64, error) {
+	rows, err := q("SELECT id FROM repository ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// restoreSQLiteFile fills the target database from the dumped SQLite file
+// read from r: a SQLite target takes it whole with SQLite's online backup
+// (pages copied, full-text indexes included); PostgreSQL and MySQL get its
+// tables row by row, read as dump writes them and loaded by ld.
+func restoreSQLiteFile(ctx context.Context, inst Instance, m *Manifest, r io.Reader, ld func() (*loader, error)) error {
+	if err := os.MkdirAll(inst.Paths.TempDir, 0o750); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(inst.Paths.TempDir, "restore-*.sqlite")
+	if err != nil {
+		return err
+	}
+	path := f.Name()
+	defer removeSQLite(path)
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if inst.DB.Dialect == db.SQLite {
+		conn, err := inst.DB.WriteConn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		// Neither journaled nor synced until the end: acceptable only
+		// because the target is empty and a failed restore is redone from
+		// scratch (Restore refuses a partly filled target and says what to
+		// delete). Leaving WAL mode, which would write every page twice,
+		// needs the only connection to the file: if a reader is busy, WAL
+		// stays.
+		inst.DB.CloseIdleReaders()
+		_, _ = conn.ExecContext(ctx, "PRAGMA journal_mode = OFF")
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = OFF"); err != nil {
+			return err
+		}
+		err = conn.Raw(func(dc any) error {
+			rs, ok := dc.(restorer)
+			if !ok {
+				return errors.New("the SQLite driver offers no online backup")
+			}
+			bk, err := rs.NewRestore("file:" + path)
+			if err != nil {
+				return err
+			}
+			if _, err := bk.Step(-1); err != nil {
+				bk.Finish()
+				return err
+			}
+			return bk.Finish()
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range []string{"PRAGMA journal_mode = WAL", "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA synchronous = NORMAL"} {
+			if _, err := conn.ExecContext(ctx, p); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		return nil
+	}
+	cp, err := db.Open(ctx, "sqlite:"+path, inst.Paths.TempDir)
+	if err != nil {
+		return err
+	}
+	defer cp.Close()
+	l, err := ld()
+	if err != nil {
+		return err
+	}
+	q := func(query string, args ...any) (*sql.Rows, error) { return cp.Query(ctx, query, args...) }
+	for _, t := range m.Tables {
+		pr, pw := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err := dumpTable(ctx, cp, q, t.Name, pw)
+			pw.CloseWithError(err)
+		}()
+		n, err := l.table(ctx, t, FormatVersion, pr)
+		pr.CloseWithError(errors.New("load stopped"))
+		<-done
+		if err != nil {
+			return fmt.Errorf("table %s: %w", t.Name, err)
+		}
+		if n != t.Rows {
+			return fmt.Errorf("table %s: %d rows read, the manifest says %d", t.Name, n, t.Rows)
+		}
+		fmt.Fprintf(inst.Log, "restored table %s (%d rows)\n", t.Name, n)
+	}
+	return nil
+}
