@@ -420,4 +420,3 @@ func (q *Queue) Failed(ctx context.Context, limit int) ([]*Job, error) {
 	}
 	return out, rows.Err()
 }
-
