@@ -46,7 +46,7 @@ commands:
   doctor [--fix]                      check the instance (hooks, repository directories, stale files, database)
   dump --file FILE|-                  write one archive of the instance (also while it runs)
   restore --file FILE|-               rebuild an empty instance from a dump, on any database type
-  hook pre-receive|post-receive       run by git during a push
+  hook <pre|proc|post>-receive        run by git during a push
   --version                           print Cairn's version, the Gitea API level and the build's commit
 
 --config and --data-dir (also accepted after any serve or admin command) name
@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		getenv = sinst.getenv(getenv)
 	case "hook":
 		if len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help") {
-			fmt.Fprintln(stdout, "usage: cairn hook pre-receive|post-receive\n\nRun by git during a push (the hook scripts Cairn writes): hands the ref updates to the running server.")
+			fmt.Fprintln(stdout, "usage: cairn hook pre-receive|proc-receive|post-receive\n\nRun by git during a push (the hook scripts Cairn writes): hands the ref updates to the running server.")
 			return nil
 		}
 	}
@@ -117,8 +117,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "restore":
 		return restore(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 	case "hook":
-		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "post-receive") {
-			return usageError{"usage: cairn hook pre-receive|post-receive (run by git)"}
+		if len(args) != 2 || (args[1] != "pre-receive" && args[1] != "proc-receive" && args[1] != "post-receive") {
+			return usageError{"usage: cairn hook pre-receive|proc-receive|post-receive (run by git)"}
+		}
+		if args[1] == "proc-receive" {
+			return hooks.RunProcReceive(ctx, os.Stdin, stdout, stderr, getenv)
 		}
 		return hooks.Run(ctx, args[1], os.Stdin, stderr, getenv)
 	case "help":

@@ -134,6 +134,7 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		WorkInProgressPrefixes: cfg.RepositoryPullRequest.WorkInProgressPrefixes,
 		CoAuthorTrailers:       cfg.RepositoryPullRequest.AddCoCommitterTrailers,
 	})
+	a.hooks.SetProcReceiver(pull.NewAGit(a.pulls, cfg.RootURL))
 	a.repos.AddPushRule(pull.RefuseReservedRefs)
 	a.repos.AddPushListener(a.pulls.OnPush)
 	a.repos.AddStatusListener(a.pulls.OnStatus)

@@ -165,24 +165,34 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 			return
 		}
 	}
+	// Who may read the code but not write it may still push to refs/for/
+	// to open pull requests (AGit), as in Gitea: the pre-receive hook then
+	// refuses every other ref.
+	pullsOnly := false
 	if write {
 		if doer == nil {
 			h.unauthorized(w, "Authentication required to push.")
 			return
 		}
 		if !perm.CanWrite(repo.UnitCode) {
-			msg := "You do not have permission to push to this repository."
+			msg := repo.MsgNoPush
 			if rp.IsArchived {
 				msg = "The repository is archived and read-only."
 			} else if rp.IsMirror {
 				msg = "The repository is a mirror and read-only."
+			} else if rp.HasUnit(repo.UnitPulls) && perm.CanRead(repo.UnitPulls) {
+				msg, pullsOnly = "", true
 			}
-			http.Error(w, msg, http.StatusForbidden)
-			return
+			if msg != "" {
+				http.Error(w, msg, http.StatusForbidden)
+				return
+			}
 		}
 	}
 	opts := git.ServiceOptions{Protocol: r.Header.Get("Git-Protocol")}
-	if write {
+	if pullsOnly {
+		opts.Env = h.Hooks.EnvPullsOnly(rp.ID, doer.ID)
+	} else if write {
 		opts.Env = h.Hooks.Env(rp.ID, doer.ID, 0)
 	}
 	path := h.Repos.Path(rp)

@@ -31,6 +31,9 @@ const (
 	EnvRepoID   = "CAIRN_REPO_ID"
 	EnvPusherID = "CAIRN_PUSHER_ID"
 	EnvKeyID    = "CAIRN_DEPLOY_KEY_ID"
+	// EnvPullsOnly is "1" when the pusher may not write the repository's
+	// code and may only open pull requests by pushing to refs/for/ (AGit).
+	EnvPullsOnly = "CAIRN_PUSH_PULLS_ONLY"
 )
 
 // RefUpdate is one line of a pre- or post-receive hook's input.
@@ -42,10 +45,15 @@ type RefUpdate struct {
 
 // Request is what a hook sends to the server.
 type Request struct {
-	RepoID      int64       `json:"repo_id"`
-	PusherID    int64       `json:"pusher_id"`
-	DeployKeyID int64       `json:"deploy_key_id"`
-	Updates     []RefUpdate `json:"updates"`
+	RepoID      int64 `json:"repo_id"`
+	PusherID    int64 `json:"pusher_id"`
+	DeployKeyID int64 `json:"deploy_key_id"`
+	// PullsOnly: the pusher may only push to refs/for/ (see EnvPullsOnly).
+	PullsOnly bool `json:"pulls_only,omitempty"`
+	// PullRequestID is set when Cairn itself moves the base branch to merge
+	// that pull request: rules check who may merge rather than who may push.
+	PullRequestID int64       `json:"pull_request_id,omitempty"`
+	Updates       []RefUpdate `json:"updates"`
 }
 
 // Response is the server's decision; Message is shown to the pusher.
@@ -64,6 +72,7 @@ type Decider interface {
 // Server is the private endpoint hooks call, plus what git processes need to reach it.
 type Server struct {
 	decider    Decider
+	procRecv   ProcReceiver
 	token      string
 	url        string
 	hooksDir   string
@@ -120,9 +129,9 @@ func splitAddr(addr string) (string, string, error) {
 func (s *Server) Install() error { return WriteScripts(filepath.Dir(s.hooksDir), s.executable) }
 
 // scriptNames are the hook scripts Cairn writes.
-func scriptNames() []string { return []string{"pre-receive", "post-receive"} }
+func scriptNames() []string { return []string{"pre-receive", "proc-receive", "post-receive"} }
 
-// WriteScripts writes <dataDir>/hooks/{pre,post}-receive (when they differ
+// WriteScripts writes <dataDir>/hooks/{pre,proc,post}-receive (when they differ
 // from what is on disk) naming executable, for `cairn serve` and `cairn admin
 // regenerate hooks`.
 func WriteScripts(dataDir, executable string) error {
@@ -188,23 +197,64 @@ func (s *Server) checkScripts() {
 }
 
 // Env returns what a receive-pack process needs so its hooks reach this
-// server: the hooks directory (as git configuration) and the push's identity.
+// server: the hooks directory and the AGit settings (as git configuration)
+// and the push's identity.
 func (s *Server) Env(repoID, pusherID, deployKeyID int64) []string {
+	return s.env(repoID, pusherID, deployKeyID, false)
+}
+
+// EnvPullsOnly is Env for a pusher who may read but not write the
+// repository's code: only pushes to refs/for/ (which open or update pull
+// requests) get past the pre-receive hook.
+func (s *Server) EnvPullsOnly(repoID, pusherID int64) []string {
+	return s.env(repoID, pusherID, 0, true)
+}
+
+func (s *Server) env(repoID, pusherID, deployKeyID int64, pullsOnly bool) []string {
 	s.checkScripts()
-	return []string{
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + s.hooksDir,
-		EnvURL + "=" + s.url, EnvToken + "=" + s.token, EnvExecutable + "=" + s.executable,
-		EnvRepoID + "=" + strconv.FormatInt(repoID, 10),
-		EnvPusherID + "=" + strconv.FormatInt(pusherID, 10),
-		EnvKeyID + "=" + strconv.FormatInt(deployKeyID, 10),
+	env := configEnv(s.receivePackConfig())
+	env = append(env,
+		EnvURL+"="+s.url, EnvToken+"="+s.token, EnvExecutable+"="+s.executable,
+		EnvRepoID+"="+strconv.FormatInt(repoID, 10),
+		EnvPusherID+"="+strconv.FormatInt(pusherID, 10),
+		EnvKeyID+"="+strconv.FormatInt(deployKeyID, 10),
+	)
+	if pullsOnly {
+		env = append(env, EnvPullsOnly+"=1")
+	}
+	return env
+}
+
+// receivePackConfig is all the git configuration a receive-pack Cairn
+// starts gets: Cairn's hooks, refs/for/ handed to the proc-receive hook
+// (AGit: nothing is ever stored there), and push options (-o topic=...).
+func (s *Server) receivePackConfig() [][2]string {
+	return [][2]string{
+		{"core.hooksPath", s.hooksDir},
+		{"receive.procReceiveRefs", "refs/for"},
+		{"receive.advertisePushOptions", "true"},
 	}
 }
 
-// ServeHTTP handles POST /api/internal/hook/{pre-receive,post-receive}.
+// configEnv renders key/value pairs as one GIT_CONFIG_COUNT list.
+func configEnv(kv [][2]string) []string {
+	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(kv))}
+	for i, c := range kv {
+		n := strconv.Itoa(i)
+		env = append(env, "GIT_CONFIG_KEY_"+n+"="+c[0], "GIT_CONFIG_VALUE_"+n+"="+c[1])
+	}
+	return env
+}
+
+// ServeHTTP handles POST /api/internal/hook/{pre-receive,proc-receive,post-receive}.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	got := r.Header.Get("X-Cairn-Internal-Token")
 	if r.Method != http.MethodPost || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
 		http.NotFound(w, r)
+		return
+	}
+	if strings.TrimPrefix(r.URL.Path, "/api/internal/hook/") == "proc-receive" {
+		s.serveProcReceive(w, r)
 		return
 	}
 	var req Request
@@ -223,6 +273,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 		return
+	}
+	if err == nil && !resp.Allowed {
+		// The transport saw a push it could not judge (a reader may push
+		// to refs/for/): the refusal is logged here.
+		slog.Warn("refused push", "hook", strings.TrimPrefix(r.URL.Path, "/api/internal/hook/"),
+			"repo_id", req.RepoID, "pusher_id", req.PusherID, "reason", resp.Message)
 	}
 	if err != nil {
 		slog.Error("hooks: checking a push failed", "hook", strings.TrimPrefix(r.URL.Path, "/api/internal/hook/"),
@@ -288,6 +344,7 @@ func Run(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, ge
 	req.RepoID, _ = strconv.ParseInt(getenv(EnvRepoID), 10, 64)
 	req.PusherID, _ = strconv.ParseInt(getenv(EnvPusherID), 10, 64)
 	req.DeployKeyID, _ = strconv.ParseInt(getenv(EnvKeyID), 10, 64)
+	req.PullsOnly = getenv(EnvPullsOnly) == "1"
 	updates, err := readUpdates(stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "Cairn: cannot read the ref updates from git:", err)

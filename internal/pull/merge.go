@@ -195,7 +195,8 @@ func (s *Service) Merge(ctx context.Context, mc *MergeContext) error {
 			return err
 		}
 		update := hooks.RefUpdate{OldSHA: baseSHA, NewSHA: merged, Ref: baseRef}
-		resp, err := s.repos.PreReceive(ctx, hooks.Request{RepoID: base.ID, PusherID: mc.Doer.ID, Updates: []hooks.RefUpdate{update}})
+		resp, err := s.repos.PreReceive(ctx, hooks.Request{RepoID: base.ID, PusherID: mc.Doer.ID, PullRequestID: p.ID,
+			Updates: []hooks.RefUpdate{update}})
 		if err != nil {
 			return err
 		}
@@ -237,7 +238,7 @@ func (s *Service) Merge(ctx context.Context, mc *MergeContext) error {
 	p.HasMerged, p.MergedCommitID, p.MergerID, p.Merged, p.Status, p.HeadCommitID = true, merged, mc.Doer.ID, now, status, headSHA
 	p.Issue.IsClosed, p.Issue.Closed, p.Issue.Updated = true, now, now
 	if mc.Opts.Style != StyleManuallyMerged {
-		if err := s.repos.AfterPush(rec, base, hooks.Request{RepoID: base.ID, PusherID: mc.Doer.ID,
+		if err := s.repos.AfterPush(rec, base, hooks.Request{RepoID: base.ID, PusherID: mc.Doer.ID, PullRequestID: p.ID,
 			Updates: []hooks.RefUpdate{{OldSHA: baseSHA, NewSHA: merged, Ref: baseRef}}}); err != nil {
 			slog.Error("pull: record merge", "repo", base.ID, "pull", p.Index, "err", err)
 		}

@@ -26,11 +26,16 @@ type PushListener func(ctx context.Context, r *Repository, req hooks.Request)
 // AddPushListener registers a listener; call it only while wiring.
 func (s *Service) AddPushListener(l PushListener) { s.pushListeners = append(s.pushListeners, l) }
 
+// MsgNoPush refuses a push to someone who may not write the code.
+const MsgNoPush = "You do not have permission to push to this repository."
+
 func isZeroSHA(s string) bool { return strings.Trim(s, "0") == "" }
 
 // PreReceive implements hooks.Decider: a push is refused when the repository
-// is gone, archived or a mirror, when it deletes the default branch, or when a
-// push rule refuses it.
+// is gone, archived or a mirror, when it deletes the default branch, when a
+// pusher who may only open pull requests (hooks.Request.PullsOnly) updates
+// anything but refs/for/, or when a push rule refuses it. refs/for/ updates
+// go on to the proc-receive hook, which opens or updates pull requests.
 func (s *Service) PreReceive(ctx context.Context, req hooks.Request) (hooks.Response, error) {
 	r, err := s.GetByID(ctx, req.RepoID)
 	if errs.IsNotFound(err) {
@@ -46,6 +51,9 @@ func (s *Service) PreReceive(ctx context.Context, req hooks.Request) (hooks.Resp
 		return hooks.Response{Message: "Cairn: the repository is a mirror and read-only."}, nil
 	}
 	for _, u := range req.Updates {
+		if req.PullsOnly && !strings.HasPrefix(u.Ref, "refs/for/") {
+			return hooks.Response{Message: MsgNoPush}, nil
+		}
 		if msg := badRefName(u); msg != "" {
 			return hooks.Response{Message: msg}, nil
 		}

@@ -189,7 +189,11 @@ func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string,
 	if denied != "" {
 		return say(denied)
 	}
-	s.opts.Metrics.GitOperation(string(cmd.svc), "ssh")
+	// A push that may only update refs/for/ is counted once it passed the gate.
+	pullsOnly := cmd.svc == git.ReceivePack && isPullsOnly(env)
+	if !pullsOnly {
+		s.opts.Metrics.GitOperation(string(cmd.svc), "ssh")
+	}
 	opts := git.ServiceOptions{Protocol: protocol, Env: env, Stderr: ch.Stderr()}
 	ctx := c.ctx
 	if cmd.svc == git.ReceivePack {
@@ -202,7 +206,20 @@ func (s *Server) run(c *conn, who caller, ch ssh.Channel, line, protocol string,
 	} else {
 		opts.Stdout = downloadWriter(ch, c.client, c.nc)
 	}
-	return s.runGit(ctx, ch, s.opts.Repos.Path(rp), cmd.svc, opts)
+	var refused chan string
+	if pullsOnly {
+		refused = make(chan string, 1)
+	}
+	code := s.runGit(ctx, ch, s.opts.Repos.Path(rp), cmd.svc, opts, refused)
+	select {
+	case msg := <-refused:
+		return say(msg)
+	default:
+	}
+	if pullsOnly {
+		s.opts.Metrics.GitOperation(string(cmd.svc), "ssh")
+	}
+	return code
 }
 
 // lenientWriter passes writes on until the first failure and then drops
@@ -315,6 +332,11 @@ func (s *Server) authorize(ctx context.Context, who caller, cmd command) (*repo.
 			if msg := readOnlyRepo(); msg != "" {
 				return nil, nil, msg, nil
 			}
+			// Readers may still push to refs/for/ to open pull requests
+			// (AGit), as in Gitea; the pre-receive hook refuses the rest.
+			if rp.HasUnit(repo.UnitPulls) && perm.CanRead(repo.UnitPulls) {
+				return rp, s.opts.Hooks.EnvPullsOnly(rp.ID, doer.ID), "", nil
+			}
 			return nil, nil, msgNoPush, nil
 		}
 		return rp, s.opts.Hooks.Env(rp.ID, doer.ID, 0), "", nil
@@ -326,7 +348,10 @@ func (s *Server) authorize(ctx context.Context, who caller, cmd command) (*repo.
 // returns the process's exit status (opts carries the output streams).
 // Standard input goes through an OS pipe fed from the channel, so the
 // process's end never waits on a client that keeps its side open.
-func (s *Server) runGit(ctx context.Context, ch ssh.Channel, path string, svc git.Service, opts git.ServiceOptions) uint32 {
+//
+// With refused set, the push may only update refs/for/: its command list is
+// checked first (gatedStdin) and a refusal is sent there.
+func (s *Server) runGit(ctx context.Context, ch ssh.Channel, path string, svc git.Service, opts git.ServiceOptions, refused chan<- string) uint32 {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		slog.Error("ssh: pipe", "err", err)
@@ -336,6 +361,10 @@ func (s *Server) runGit(ctx context.Context, ch ssh.Channel, path string, svc gi
 	go func() {
 		// Ends at the client's EOF, or when the process is gone (the
 		// write fails) or the channel closes.
+		if refused != nil {
+			gatedStdin(pw, ch, refused)
+			return
+		}
 		_, _ = io.Copy(pw, ch)
 		_ = pw.Close()
 	}()
