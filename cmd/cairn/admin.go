@@ -201,7 +201,7 @@ func openInstance(ctx context.Context, e adminEnv) (*app, error) {
 	if _, err := checkInstance(ctx, e); err != nil {
 		return nil, err
 	}
-	return open(ctx, e.getenv)
+	return open(ctx, e.getenv, false)
 }
 
 // checkInstance loads the settings and checks that they name an existing

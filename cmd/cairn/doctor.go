@@ -194,39 +194,21 @@ func plural(n int, one, many string) string {
 }
 
 func checkDBVersion(ctx context.Context, d *doctorRun) doctorResult {
-	rows, err := d.db.Query(ctx, "SELECT version FROM schema_migration")
+	pending, newer, err := d.db.MigrationState(ctx, migrations.All())
 	if err != nil {
 		return doctorResult{err: err}
 	}
-	applied := map[int]bool{}
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return doctorResult{err: err}
-		}
-		applied[v] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return doctorResult{err: err}
-	}
-	known := map[int]bool{}
-	var missing, unknown []string
 	latest := 0
 	for _, m := range migrations.All() {
-		known[m.Version] = true
 		latest = max(latest, m.Version)
-		if !applied[m.Version] {
-			missing = append(missing, fmt.Sprintf("%d (%s)", m.Version, m.Name))
-		}
 	}
-	for v := range applied {
-		if !known[v] {
-			unknown = append(unknown, fmt.Sprint(v))
-		}
+	var missing, unknown []string
+	for _, m := range pending {
+		missing = append(missing, fmt.Sprintf("%d (%s)", m.Version, m.Name))
 	}
-	sort.Strings(unknown)
+	for _, v := range newer {
+		unknown = append(unknown, fmt.Sprint(v))
+	}
 	var res doctorResult
 	if len(unknown) > 0 {
 		res.remaining++

@@ -113,7 +113,7 @@ func BenchmarkIssueSearch(b *testing.B) {
 // and an all-scope token; it is closed with b.
 func benchUser(b *testing.B) (*app, *user.User, string) {
 	env := map[string]string{"CAIRN_DATA_DIR": b.TempDir(), "CAIRN_SSH_ADDR": "off", "CAIRN_HTTP_ADDR": "127.0.0.1:0"}
-	a, err := open(context.Background(), func(k string) string { return env[k] })
+	a, err := open(context.Background(), func(k string) string { return env[k] }, true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,6 +43,7 @@ commands:
   admin user generate-access-token    create an access token for an account
   admin user must-change-password     make accounts change their password at next sign-in
   admin regenerate hooks              write the git hook scripts again, naming this binary
+  migrate                             apply pending database migrations (serve does it at start)
   doctor [--fix]                      check the instance (hooks, repository directories, stale files, database)
   dump --file FILE|-                  write one archive of the instance (also while it runs)
   restore --file FILE|-               rebuild an empty instance from a dump, on any database type
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return admin(ctx, args[1:], os.Stdin, stdout, stderr, getenv)
 	case "doctor":
 		return doctor(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
+	case "migrate":
+		return migrateCmd(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 	case "dump":
 		return dump(ctx, args[1:], adminEnv{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv})
 	case "restore":

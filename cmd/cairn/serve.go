@@ -22,7 +22,7 @@ import (
 // closing force cuts the grace period short.
 func serve(ctx context.Context, stdout io.Writer, getenv func(string) string, force <-chan struct{}) error {
 	started := time.Now() // quarantine directories older than this were left by an earlier process
-	a, err := open(ctx, getenv)
+	a, err := open(ctx, getenv, true)
 	if err != nil {
 		return err
 	}

@@ -56,8 +56,11 @@ type app struct {
 	metrics *observe.Metrics
 }
 
-// open loads the settings, connects and migrates the database and builds the services.
-func open(ctx context.Context, getenv func(string) string) (*app, error) {
+// open loads the settings, connects the database and builds the services.
+// With migrate it applies pending migrations (serve, migrate); without, it
+// refuses a database whose level differs from this binary's, as Gitea's
+// admin commands do, rather than change a schema a running server uses.
+func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, error) {
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, err
@@ -82,7 +85,12 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 		d.Close()
 		return nil, err
 	}
-	if err := d.Migrate(ctx, migrations.All()); err != nil {
+	if migrate {
+		err = d.Migrate(ctx, migrations.All())
+	} else {
+		err = checkLevel(ctx, d)
+	}
+	if err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -165,6 +173,22 @@ func open(ctx context.Context, getenv func(string) string) (*app, error) {
 }
 
 func (a *app) close() { a.db.Close() }
+
+// checkLevel refuses a database that is not at this binary's migration level.
+func checkLevel(ctx context.Context, d *db.DB) error {
+	pending, newer, err := d.MigrationState(ctx, migrations.All())
+	if err != nil {
+		return err
+	}
+	if len(newer) > 0 {
+		return fmt.Errorf("the database was migrated by a newer Cairn (migrations %v are unknown to this binary): use that version", newer)
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("the database is older than this binary (%d migrations pending, the first %d %q): run 'cairn migrate' (or start 'cairn serve', which migrates) first",
+			len(pending), pending[0].Version, pending[0].Name)
+	}
+	return nil
+}
 
 // handler is the top-level HTTP router: health, API, API document, avatars.
 // Every request gets an X-Request-Id, an access log line and its metrics.

@@ -124,3 +124,41 @@ func (d *DB) apply(ctx context.Context, conn *sql.Conn, m Migration) error {
 	}
 	return tx.Commit()
 }
+
+// MigrationState compares the database with all: the migrations not
+// applied yet, and the applied versions all does not know (written by a
+// newer Cairn).
+func (d *DB) MigrationState(ctx context.Context, all []Migration) (missing []Migration, unknown []int, err error) {
+	rows, err := d.Query(ctx, "SELECT version FROM schema_migration")
+	if err != nil {
+		return nil, nil, err
+	}
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	known := map[int]bool{}
+	for _, m := range all {
+		known[m.Version] = true
+		if !applied[m.Version] {
+			missing = append(missing, m)
+		}
+	}
+	for v := range applied {
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	sort.Slice(missing, func(i, j int) bool { return missing[i].Version < missing[j].Version })
+	sort.Ints(unknown)
+	return missing, unknown, nil
+}
