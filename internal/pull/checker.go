@@ -107,7 +107,7 @@ func (s *Service) Run(ctx context.Context, workers int) {
 						continue
 					}
 				}
-				if err := s.check(ctx, id); err != nil && ctx.Err() == nil {
+				if err := s.check(ctx, id, true); err != nil && ctx.Err() == nil {
 					slog.Error("pull: mergeability check", "pull_id", id, "err", err)
 				}
 				s.checker.done()
@@ -121,9 +121,10 @@ func (s *Service) Run(ctx context.Context, workers int) {
 }
 
 // CheckNow runs the check of p on the caller's goroutine (merges use it
-// when the status is stale).
+// when the status is stale); it never starts a scheduled auto-merge, since
+// its caller may be that merge.
 func (s *Service) CheckNow(ctx context.Context, p *PullRequest) (*PullRequest, error) {
-	if err := s.check(ctx, p.ID); err != nil {
+	if err := s.check(ctx, p.ID, false); err != nil {
 		return nil, err
 	}
 	return s.GetByID(ctx, p.ID)
@@ -133,7 +134,7 @@ func (s *Service) CheckNow(ctx context.Context, p *PullRequest) (*PullRequest, e
 // entry and stale reviews of a new head, then mergeability and diff size.
 // A result computed for tips that moved meanwhile is not stored; the pull
 // request is queued again instead.
-func (s *Service) check(ctx context.Context, id int64) error {
+func (s *Service) check(ctx context.Context, id int64, autoMerge bool) error {
 	p, err := s.GetByID(ctx, id)
 	if errs.IsNotFound(err) {
 		return nil
@@ -206,7 +207,9 @@ func (s *Service) check(ctx context.Context, id int64) error {
 		return err
 	}
 	p.Status, p.CheckedHead, p.CheckedBase = status, headSHA, baseSHA
-	s.afterCheck(ctx, p)
+	if autoMerge {
+		s.afterCheck(ctx, p)
+	}
 	return nil
 }
 

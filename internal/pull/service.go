@@ -88,6 +88,18 @@ func (s *Service) notify(ctx context.Context, e Event) {
 	for _, l := range s.listeners {
 		l(ctx, e)
 	}
+	// A review may complete what a scheduled auto-merge waits for.
+	if e.Pull != nil && (e.Kind == EventReviewed || e.Kind == EventReviewDismissed) {
+		s.queueIfAutoMerge(ctx, e.Pull.ID)
+	}
+}
+
+// queueIfAutoMerge checks a pull request again when a merge is scheduled
+// for it: the check ends by trying the merge.
+func (s *Service) queueIfAutoMerge(ctx context.Context, pullID int64) {
+	if am, err := s.GetAutoMerge(ctx, pullID); err == nil && am != nil {
+		s.checker.queue(pullID)
+	}
 }
 
 // Permission is doer's access to r.
