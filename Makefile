@@ -48,7 +48,7 @@ RELEASE_ARCHS ?= amd64 arm64
 DEB_ARCH ?= amd64
 # nfpm (Debian package builder) runs through the Go toolchain at a pinned
 # version, outside Cairn's own go.mod.
-NFPM ?= go run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.48.0
+NFPM ?= go run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 
 # release_binary builds the static, trimmed binary for linux/$(1) into dist/.
 release_binary = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) go build -trimpath -ldflags '$(RELEASE_LDFLAGS)' -o dist/cairn-$(VERSION)-linux-$(1) ./cmd/cairn
