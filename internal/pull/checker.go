@@ -62,6 +62,13 @@ func (c *checker) next() (int64, bool) {
 	return id, true
 }
 
+// queued reports whether ids wait in the queue.
+func (c *checker) queued() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.order) > 0
+}
+
 func (c *checker) done() {
 	c.mu.Lock()
 	c.busy--
@@ -99,10 +106,14 @@ func (s *Service) Run(ctx context.Context, workers int) {
 					case <-ctx.Done():
 						return
 					case <-s.checker.wake:
-						// Let the other workers see there is work too.
-						select {
-						case s.checker.wake <- struct{}{}:
-						default:
+						// Let the other workers see there is work too, only
+						// while there is: passing the wake-up on
+						// unconditionally kept idle workers spinning.
+						if s.checker.queued() {
+							select {
+							case s.checker.wake <- struct{}{}:
+							default:
+							}
 						}
 						continue
 					}
