@@ -25,8 +25,10 @@ import (
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
 	"github.com/cairn-forge/cairn/internal/templates"
@@ -49,7 +51,13 @@ type app struct {
 	issues    *issue.Service
 	notifier  *notify.Service
 	pulls     *pull.Service
-	avatars   avatar.Files
+	protect   *protect.Service
+	// gpgKeys, signatures and signer: accounts' GPG keys, commit signature
+	// verification and the instance's signing key (nil: none).
+	gpgKeys    *signature.Service
+	signatures *signature.Verifier
+	signer     *signature.Signer
+	avatars    avatar.Files
 	// logger writes the access log (nil: none) and metrics counts requests
 	// (nil: [metrics] ENABLED is off); serve sets both.
 	logger  *slog.Logger
@@ -136,7 +144,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.issues.AddListener(a.notifier.OnIssueEvent)
 	a.issues.SetLabelTemplates(a.templates)
 	a.repos.SetLabelInitializer(a.issues)
-	a.issues.SetAttachmentStorage(storage.NewLocal(filepath.Join(cfg.DataDir, "attachments")))
+	attachments := storage.NewLocal(filepath.Join(cfg.DataDir, "attachments"))
+	a.issues.SetAttachmentStorage(attachments)
 	a.issues.SetClosingBlocker(a.issues.DependencyBlocker)
 	a.pulls = pull.NewService(d, a.repos, a.issues, a.users.Store, a.access, pull.Options{
 		WorkInProgressPrefixes: cfg.RepositoryPullRequest.WorkInProgressPrefixes,
@@ -147,10 +156,25 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.repos.AddPushListener(a.pulls.OnPush)
 	a.repos.AddStatusListener(a.pulls.OnStatus)
 	a.pulls.AddListener(a.notifier.OnPullEvent)
-	// Review rules of a base branch: none yet; branch protection supplies them.
-	a.pulls.AddMergeCheck(a.pulls.ReviewCheck(func(context.Context, *repo.Repository, string) (pull.ReviewRules, error) {
-		return pull.ReviewRules{}, nil
-	}))
+	// Branch and tag protection: one push rule for every ref change, the
+	// merge checks (review rules of the matching branch rule included) and
+	// the dismissal of stale approvals (require_signed_commits asks the
+	// signature verifier set below).
+	a.protect = protect.NewService(d, a.git, a.repos, a.users.Store, a.access, a.issues)
+	a.repos.AddPushRule(a.protect.PushRule)
+	for _, c := range a.protect.MergeChecks(a.pulls.ReviewCheck(a.protect.ReviewRules)) {
+		a.pulls.AddMergeCheck(c)
+	}
+	a.pulls.AddListener(a.protect.OnPullEvent)
+	a.repos.AddDeleteHook(a.protect.DeleteRepoData)
+	if a.signer, err = signature.NewSigner(cfg.RepositorySigning); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.gpgKeys = signature.NewService(d, a.users)
+	a.signatures = signature.NewVerifier(d, a.users.Store, a.git, a.signer)
+	a.protect.SetVerifier(a.signatures)
+	a.users.AddDeleteHook(a.gpgKeys.UserDeleteHook())
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -201,8 +225,8 @@ func (a *app) handler() http.Handler {
 func (a *app) api() *v1.API {
 	return v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Markup: markup.New(a.cfg.RootURL),
-		Avatars: a.avatars, Version: version,
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Markup: markup.New(a.cfg.RootURL),
+		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer,
 	})
 }
 

@@ -58,6 +58,9 @@ type Config struct {
 	Log                   LogSection                   `section:"log"`
 	Metrics               MetricsSection               `section:"metrics"`
 	Debug                 DebugSection                 `section:"debug"`
+
+	// RepositorySigning is [repository.signing]: the instance's signing key.
+	RepositorySigning RepositorySigningSection `section:"repository.signing"`
 }
 
 // ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the
@@ -132,6 +135,16 @@ type RepositoryIssueSection struct {
 type RepositoryPullRequestSection struct {
 	WorkInProgressPrefixes []string `key:"WORK_IN_PROGRESS_PREFIXES" default:"WIP:,[WIP]" doc:"Title prefixes that mark a pull request as a draft, which cannot be merged (comma-separated, case-insensitive)."`
 	AddCoCommitterTrailers bool     `key:"ADD_CO_COMMITTER_TRAILERS" default:"true" doc:"Add Co-authored-by trailers naming the other authors to squash merge messages."`
+}
+
+// RepositorySigningSection is [repository.signing]: the OpenPGP key the
+// instance signs its own commits with. INITIAL_COMMIT, MERGES and
+// CRUD_ACTIONS stay "not supported yet" until merges and the contents API
+// sign (repository.* in unsupported.go).
+type RepositorySigningSection struct {
+	SigningKey   string `key:"SIGNING_KEY" default:"none" doc:"Path of an unencrypted ASCII-armored OpenPGP private key file the instance signs its commits with; none (or default, since Cairn has no gpg keyring) signs nothing."`
+	SigningName  string `key:"SIGNING_NAME" default:"" doc:"Committer name of commits signed by the instance; empty: the key's first identity."`
+	SigningEmail string `key:"SIGNING_EMAIL" default:"" doc:"Committer e-mail of commits signed by the instance; empty: the key's first identity."`
 }
 
 // PictureSection is [picture]: limits of uploaded avatars.

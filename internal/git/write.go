@@ -80,6 +80,10 @@ type CommitFilesOptions struct {
 	// it returns is returned as is and leaves the branch untouched (the
 	// server's push rules plug in here).
 	BeforeUpdate func(ctx context.Context, oldSHA, newSHA string) error
+	// Sign, when set, signs the commit: it gets the commit object without
+	// signature and returns an armored signature, which goes into the
+	// object's gpgsig header (signature.Signer.Sign fits).
+	Sign func(payload []byte) (string, error)
 }
 
 // indexEntry is a file in the temporary index.
@@ -346,18 +350,25 @@ func (g *Git) commitIndex(ctx context.Context, repoPath string, idx func(sub Arg
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
-	ct := g.repoCommand(repoPath, "commit-tree").Values(tree)
-	if parent != "" {
-		ct.Args("-p").Values(parent)
+	var commit string
+	if opts.Sign != nil {
+		if commit, err = g.writeSignedCommitOf(ctx, repoPath, tree, parent, author, committer, msg, opts.Sign); err != nil {
+			return "", err
+		}
+	} else {
+		ct := g.repoCommand(repoPath, "commit-tree").Values(tree)
+		if parent != "" {
+			ct.Args("-p").Values(parent)
+		}
+		commitOut, err := ct.Env(
+			"GIT_AUTHOR_NAME="+author.Name, "GIT_AUTHOR_EMAIL="+author.Email, "GIT_AUTHOR_DATE="+gitDate(author.When),
+			"GIT_COMMITTER_NAME="+committer.Name, "GIT_COMMITTER_EMAIL="+committer.Email, "GIT_COMMITTER_DATE="+gitDate(committer.When),
+		).Stdin(strings.NewReader(msg)).Output(ctx)
+		if err != nil {
+			return "", err
+		}
+		commit = strings.TrimSpace(string(commitOut))
 	}
-	commitOut, err := ct.Env(
-		"GIT_AUTHOR_NAME="+author.Name, "GIT_AUTHOR_EMAIL="+author.Email, "GIT_AUTHOR_DATE="+gitDate(author.When),
-		"GIT_COMMITTER_NAME="+committer.Name, "GIT_COMMITTER_EMAIL="+committer.Email, "GIT_COMMITTER_DATE="+gitDate(committer.When),
-	).Stdin(strings.NewReader(msg)).Output(ctx)
-	if err != nil {
-		return "", err
-	}
-	commit := strings.TrimSpace(string(commitOut))
 
 	up := refUpdate{ref: ref, newSHA: commit}
 	if parent == "" || opts.StartPoint != "" {

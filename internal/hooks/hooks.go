@@ -54,6 +54,40 @@ type Request struct {
 	// that pull request: rules check who may merge rather than who may push.
 	PullRequestID int64       `json:"pull_request_id,omitempty"`
 	Updates       []RefUpdate `json:"updates"`
+	// ObjectDirs is where a push's objects are while pre-receive runs
+	// (git's quarantine, known only from the hook's environment): git
+	// commands reading them must get these paths as environment.
+	ObjectDirs ObjectDirs `json:"object_dirs,omitzero"`
+}
+
+// ObjectDirs are git's GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES
+// and GIT_QUARANTINE_PATH as a hook sees them, made absolute.
+type ObjectDirs struct {
+	ObjectDirectory string `json:"object_directory,omitempty"`
+	Alternates      string `json:"alternates,omitempty"`
+	QuarantinePath  string `json:"quarantine_path,omitempty"`
+}
+
+// objectDirsFromEnv reads ObjectDirs from a hook's environment; relative
+// paths are made absolute against the hook's working directory.
+func objectDirsFromEnv(getenv func(string) string) ObjectDirs {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	var alts []string
+	for _, a := range filepath.SplitList(getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES")) {
+		if a != "" {
+			alts = append(alts, abs(a))
+		}
+	}
+	return ObjectDirs{ObjectDirectory: abs(getenv("GIT_OBJECT_DIRECTORY")),
+		Alternates: strings.Join(alts, string(filepath.ListSeparator)), QuarantinePath: abs(getenv("GIT_QUARANTINE_PATH"))}
 }
 
 // Response is the server's decision; Message is shown to the pusher.
@@ -345,6 +379,9 @@ func Run(ctx context.Context, name string, stdin io.Reader, stderr io.Writer, ge
 	req.PusherID, _ = strconv.ParseInt(getenv(EnvPusherID), 10, 64)
 	req.DeployKeyID, _ = strconv.ParseInt(getenv(EnvKeyID), 10, 64)
 	req.PullsOnly = getenv(EnvPullsOnly) == "1"
+	if name == "pre-receive" {
+		req.ObjectDirs = objectDirsFromEnv(getenv)
+	}
 	updates, err := readUpdates(stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "Cairn: cannot read the ref updates from git:", err)

@@ -17,8 +17,10 @@ import (
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -38,10 +40,16 @@ type Deps struct {
 	Repos     *repo.Service
 	Issues    *issue.Service
 	Pulls     *pull.Service
+	Protect   *protect.Service
 	Templates *templates.Set
 	Markup    *markup.Renderer
 	Avatars   avatar.Files
-	Version   string // Cairn's own version, e.g. 0.1.0
+	// GPGKeys, Signatures and Signer serve GPG keys, commit verification
+	// and the instance's signing key (Signer nil: none).
+	GPGKeys    *signature.Service
+	Signatures *signature.Verifier
+	Signer     *signature.Signer
+	Version    string // Cairn's own version, e.g. 0.1.0
 }
 
 // API is the /api/v1 handler set.

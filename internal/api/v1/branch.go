@@ -34,12 +34,40 @@ func (a *API) toBranches(ctx context.Context, r *http.Request, rc *repoContext, 
 	if err != nil {
 		return nil, err
 	}
-	canWrite := doer(r) != nil && rc.Perm.CanWrite(repo.UnitCode)
+	d := doer(r)
+	canWrite := d != nil && rc.Perm.CanWrite(repo.UnitCode)
+	// The repository's rules are loaded once, the caller's teams only
+	// when a matching rule names teams.
+	rules, err := a.Protect.BranchRules(ctx, rc.Repo.ID)
+	if err != nil {
+		return nil, err
+	}
+	var teams []int64
+	teamsLoaded := false
 	for i, b := range branches {
-		out = append(out, &types.Branch{
+		br := &types.Branch{
 			Name: b.Name, Commit: a.toPayloadCommit(rc, commits[i], users), StatusCheckContexts: []string{},
 			UserCanPush: canWrite, UserCanMerge: canWrite,
-		})
+		}
+		if rule := rules.Match(b.Name); rule != nil {
+			br.Protected, br.RequiredApprovals, br.EnableStatusCheck = true, rule.RequiredApprovals, rule.EnableStatusCheck
+			br.EffectiveBranchProtectionName = rule.RuleName
+			if rule.StatusCheckContexts != nil {
+				br.StatusCheckContexts = rule.StatusCheckContexts
+			}
+			br.UserCanPush, br.UserCanMerge = false, false
+			if d != nil {
+				if !teamsLoaded && rule.UsesTeams() {
+					if teams, err = a.Protect.UserTeams(ctx, d.ID); err != nil {
+						return nil, err
+					}
+					teamsLoaded = true
+				}
+				br.UserCanPush = rule.UserCanPush(d.ID, teams) && (rule.EnableWhitelist || canWrite)
+				br.UserCanMerge = rule.UserCanMerge(d.ID, teams, canWrite)
+			}
+		}
+		out = append(out, br)
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -45,13 +46,40 @@ func commitUser(s git.Signature, utc bool) *types.CommitUser {
 	return &types.CommitUser{Name: s.Name, Email: s.Email, Date: when.Format(time.RFC3339)}
 }
 
-// verification describes a signature. Cairn stores no signing keys, so a
-// signed object is reported with its signature but unverified.
-func verification(signature, payload string) *types.PayloadCommitVerification {
-	if signature == "" {
-		return &types.PayloadCommitVerification{Reason: "gpg.error.not_signed_commit"}
+// verification describes a signature without checking it (tags, and
+// callers without a verifier): a signed object is reported unverified.
+func verification(sig, payload string) *types.PayloadCommitVerification {
+	if sig == "" {
+		return &types.PayloadCommitVerification{Reason: signature.ReasonNotSigned}
 	}
-	return &types.PayloadCommitVerification{Reason: "gpg.error.no_gpg_keys_found", Signature: signature, Payload: payload}
+	return &types.PayloadCommitVerification{Reason: signature.ReasonNoKeyFound, Signature: sig, Payload: payload}
+}
+
+// verifications checks the signatures of commits with a fixed number of
+// queries, as Gitea reports them: the signer is named when verified.
+func (a *API) verifications(ctx context.Context, commits []git.CommitObject) ([]*types.PayloadCommitVerification, error) {
+	out := make([]*types.PayloadCommitVerification, len(commits))
+	if a.Signatures == nil {
+		for i, c := range commits {
+			out[i] = verification(c.Signature, c.Payload)
+		}
+		return out, nil
+	}
+	results, err := a.Signatures.Verify(ctx, commits)
+	if err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		pv := &types.PayloadCommitVerification{Verified: res.Verified, Reason: res.Reason, Signature: commits[i].Signature, Payload: commits[i].Payload}
+		if res.Verified {
+			pv.Signer = &types.PayloadUser{Name: res.SignerName, Email: res.SignerEmail}
+			if res.Signer != nil {
+				pv.Signer.UserName = res.Signer.Name
+			}
+		}
+		out[i] = pv
+	}
+	return out, nil
 }
 
 // usersByEmail finds the accounts behind commit e-mail addresses, keyed by
@@ -162,10 +190,16 @@ func (a *API) toCommits(ctx context.Context, r *http.Request, rc *repoContext, c
 			return nil, err
 		}
 	}
+	var verifs []*types.PayloadCommitVerification
+	if opts.Verification {
+		if verifs, err = a.verifications(ctx, commits); err != nil {
+			return nil, err
+		}
+	}
 	base := a.repoAPIURL(rc)
 	html := a.repoHTMLURL(rc)
 	out := make([]*types.Commit, 0, len(commits))
-	for _, c := range commits {
+	for i, c := range commits {
 		tc := &types.Commit{
 			URL: base + "/git/commits/" + c.SHA, SHA: c.SHA, Created: c.Committer.When, HTMLURL: html + "/commit/" + c.SHA,
 			Commit: &types.RepoCommit{
@@ -184,7 +218,7 @@ func (a *API) toCommits(ctx context.Context, r *http.Request, rc *repoContext, c
 			tc.Parents = append(tc.Parents, &types.CommitMeta{URL: base + "/git/commits/" + p, SHA: p})
 		}
 		if opts.Verification {
-			tc.Commit.Verification = verification(c.Signature, c.Payload)
+			tc.Commit.Verification = verifs[i]
 		}
 		if opts.Stat {
 			st := stats[c.SHA]

@@ -13,4 +13,6 @@ func (a *API) repoRoutes(r chi.Router) {
 	a.gitRoutes(r)
 	a.contentsRoutes(r)
 	a.pullRoutes(r)
+	a.branchProtectionRoutes(r)
+	a.tagProtectionRoutes(r)
 }

@@ -21,6 +21,7 @@ func (a *API) routes() chi.Router {
 	r.Route("/api/v1", func(r chi.Router) {
 		// Miscellaneous, no scope.
 		r.Get("/version", a.getVersion)
+		r.Get("/signing-key.gpg", a.getSigningKey)
 		r.Get("/settings/api", a.getAPISettings)
 		r.Get("/settings/ui", a.getUISettings)
 		r.Get("/settings/repository", a.getRepoSettings)
@@ -45,6 +46,12 @@ func (a *API) routes() chi.Router {
 			r.Post("/keys", a.createMyKey)
 			r.Get("/keys/{id}", a.getMyKey)
 			r.Delete("/keys/{id}", a.deleteMyKey)
+			r.Get("/gpg_keys", a.listMyGPGKeys)
+			r.Post("/gpg_keys", a.createMyGPGKey)
+			r.Get("/gpg_keys/{id}", a.getMyGPGKey)
+			r.Delete("/gpg_keys/{id}", a.deleteMyGPGKey)
+			r.Get("/gpg_key_token", a.getGPGKeyToken)
+			r.Post("/gpg_key_verify", a.verifyMyGPGKey)
 			r.Get("/followers", a.listMyFollowers)
 			r.Get("/following", a.listMyFollowing)
 			r.Get("/following/{username}", a.checkMyFollowing)
@@ -63,6 +70,7 @@ func (a *API) routes() chi.Router {
 			r.Get("/search", a.searchUsers)
 			r.Get("/{username}", a.getUser)
 			r.Get("/{username}/keys", a.listUserKeys)
+			r.Get("/{username}/gpg_keys", a.listUserGPGKeys)
 			r.Get("/{username}/followers", a.listUserFollowers)
 			r.Get("/{username}/following", a.listUserFollowing)
 			r.Get("/{username}/following/{target}", a.checkUserFollowing)

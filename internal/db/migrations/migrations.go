@@ -18,6 +18,8 @@ func All() []db.Migration {
 		searchVersion0009(),
 		issueSearchWordsPostgres0010(),
 		pulls0011(),
+		protection0013(),
+		gpgKeys0014(),
 		queue0015(),
 	}
 }

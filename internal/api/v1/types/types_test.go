@@ -35,7 +35,8 @@ var foundationWireTypes = []wireType{
 	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
 	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
 	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
-	{PayloadUser{}, true, nil}, {PayloadCommitVerification{}, true, nil}, {PayloadCommit{}, true, nil}, {Branch{}, true, nil},
+	{PayloadUser{}, true, nil}, {PayloadCommitVerification{}, true, nil}, {GPGKey{}, true, nil}, {GPGKeyEmail{}, true, nil},
+	{CreateGPGKeyOption{}, false, nil}, {PayloadCommit{}, true, nil}, {Branch{}, true, nil},
 	{CreateBranchRepoOption{}, false, nil}, {UpdateBranchRepoOption{}, false, nil}, {CommitMeta{}, true, nil}, {CommitUser{}, true, nil},
 	{RepoCommit{}, true, nil}, {CommitStats{}, true, nil}, {CommitAffectedFiles{}, true, nil}, {Commit{}, true, nil},
 	{Compare{}, true, nil}, {Tag{}, true, nil}, {CreateTagOption{}, false, nil}, {AnnotatedTagObject{}, true, nil},
@@ -64,6 +65,9 @@ var foundationWireTypes = []wireType{
 	{PullReview{}, true, nil}, {PullReviewComment{}, true, nil}, {CreatePullReviewOptions{}, false, nil},
 	{CreatePullReviewComment{}, false, nil}, {SubmitPullReviewOptions{}, false, nil}, {DismissPullReviewOptions{}, false, nil},
 	{PullReviewRequestOptions{}, false, nil},
+	{BranchProtection{}, true, nil}, {CreateBranchProtectionOption{}, false, nil}, {EditBranchProtectionOption{}, false, nil},
+	{UpdateBranchProtectionPriories{}, false, nil}, {TagProtection{}, true, nil}, {CreateTagProtectionOption{}, false, nil},
+	{EditTagProtectionOption{}, false, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) { checkWireTypes(t, foundationWireTypes) }
