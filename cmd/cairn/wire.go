@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/sshd"
@@ -52,6 +53,7 @@ type app struct {
 	notifier  *notify.Service
 	pulls     *pull.Service
 	protect   *protect.Service
+	releases  *release.Service
 	// gpgKeys, signatures and signer: accounts' GPG keys, commit signature
 	// verification and the instance's signing key (nil: none).
 	gpgKeys    *signature.Service
@@ -146,6 +148,13 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.repos.SetLabelInitializer(a.issues)
 	attachments := storage.NewLocal(filepath.Join(cfg.DataDir, "attachments"))
 	a.issues.SetAttachmentStorage(attachments)
+	// Releases: assets are attachments (same store and download route);
+	// tags pushed or changed by Cairn keep releases in step.
+	a.releases = release.NewService(d, a.issues, attachments)
+	a.repos.AddPushListener(a.releases.PushListener(func(ctx context.Context, r *repo.Repository, name string) (git.Tag, error) {
+		return a.git.GetTag(ctx, a.repos.Path(r), name)
+	}))
+	a.repos.AddDeleteHook(a.releases.DeleteRepoData)
 	a.issues.SetClosingBlocker(a.issues.DependencyBlocker)
 	a.pulls = pull.NewService(d, a.repos, a.issues, a.users.Store, a.access, pull.Options{
 		WorkInProgressPrefixes: cfg.RepositoryPullRequest.WorkInProgressPrefixes,
@@ -225,7 +234,7 @@ func (a *app) handler() http.Handler {
 func (a *app) api() *v1.API {
 	return v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
-		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Markup: markup.New(a.cfg.RootURL),
+		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer,
 	})
 }

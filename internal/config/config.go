@@ -61,6 +61,9 @@ type Config struct {
 
 	// RepositorySigning is [repository.signing]: the instance's signing key.
 	RepositorySigning RepositorySigningSection `section:"repository.signing"`
+
+	// RepositoryRelease is [repository.release]: release asset limits.
+	RepositoryRelease RepositoryReleaseSection `section:"repository.release"`
 }
 
 // ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the
@@ -135,6 +138,12 @@ type RepositoryIssueSection struct {
 type RepositoryPullRequestSection struct {
 	WorkInProgressPrefixes []string `key:"WORK_IN_PROGRESS_PREFIXES" default:"WIP:,[WIP]" doc:"Title prefixes that mark a pull request as a draft, which cannot be merged (comma-separated, case-insensitive)."`
 	AddCoCommitterTrailers bool     `key:"ADD_CO_COMMITTER_TRAILERS" default:"true" doc:"Add Co-authored-by trailers naming the other authors to squash merge messages."`
+}
+
+// RepositoryReleaseSection is [repository.release].
+type RepositoryReleaseSection struct {
+	AllowedTypes []string `key:"ALLOWED_TYPES" default:"" doc:"File extensions or MIME types allowed for release assets (comma-separated); empty allows every type."`
+	FileMaxSize  int64    `key:"FILE_MAX_SIZE" default:"2048" doc:"Largest release asset in MiB."`
 }
 
 // RepositorySigningSection is [repository.signing]: the OpenPGP key the

@@ -49,6 +49,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		created := k.create(alice.Token, path, map[string]any{"name": name, "private": r.private, "auto_init": true, "description": "about " + r.full})
 		ids[r.full] = created.ID
 		k.want(k.api("POST", "repos/"+r.full+"/tags", alice.Token, map[string]any{"tag_name": "v1"}), 201, "", "tag on "+r.full)
+		k.want(k.api("POST", "repos/"+r.full+"/releases", alice.Token, map[string]any{"tag_name": "v1", "name": "v1"}), 201, "", "release on "+r.full)
 		k.want(k.api("PUT", "repos/"+r.full+"/topics/matrix", alice.Token, nil), 204, "", "topic on "+r.full)
 		k.want(k.api("PUT", "user/starred/"+r.full, alice.Token, nil), 204, "", "star "+r.full)
 	}
@@ -129,6 +130,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main", "licenses", "commits/main/status", "commits/main/statuses",
 		"pulls", "pulls?state=all&sort=recentupdate", "pulls/1", "pulls/1.diff", "pulls/1.patch", "pulls/1/files", "pulls/1/commits",
 		"pulls/main/feat", "pulls/pinned", "pulls/1/reviews",
+		"releases", "releases/latest", "releases/tags/v1",
 	}
 	for _, spec := range specs {
 		full := spec.full
@@ -147,6 +149,8 @@ func TestRepoPermissionMatrix(t *testing.T) {
 					want = 403
 				case (route == "assignees" || route == "teams" || route == "times") && role == "anon":
 					want = 401
+				case strings.HasSuffix(full, "/myfork") && (route == "releases/latest" || route == "releases/tags/v1"):
+					want = 404 // a fork has its parent's tags, not its releases
 				case route == "git/notes/main":
 					want = 404 // no notes; the same answer whoever asks
 				case route == "teams" && !strings.HasPrefix(full, "acme/") && !strings.HasPrefix(full, "lim/") && !strings.HasPrefix(full, "hid/"):

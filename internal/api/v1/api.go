@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/templates"
@@ -41,6 +42,7 @@ type Deps struct {
 	Issues    *issue.Service
 	Pulls     *pull.Service
 	Protect   *protect.Service
+	Releases  *release.Service
 	Templates *templates.Set
 	Markup    *markup.Renderer
 	Avatars   avatar.Files

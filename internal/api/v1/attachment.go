@@ -332,6 +332,10 @@ func (a *API) ServeAttachment(w http.ResponseWriter, r *http.Request) {
 			a.fail(w, r, notFound)
 			return
 		}
+		if at.ReleaseID != 0 && a.releaseAssetHidden(ctx, at, perm.CanWrite(repo.UnitReleases)) {
+			a.fail(w, r, notFound)
+			return
+		}
 		if id != nil && id.Token != nil && !id.Token.Scope.Has(cat, auth.LevelRead) {
 			a.errorJSON(w, http.StatusForbidden, "token does not have at least one of required scope(s), required=["+
 				auth.Required(cat, auth.LevelRead)+"], token scope="+id.Token.Scope.String())

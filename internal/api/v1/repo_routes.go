@@ -15,4 +15,5 @@ func (a *API) repoRoutes(r chi.Router) {
 	a.pullRoutes(r)
 	a.branchProtectionRoutes(r)
 	a.tagProtectionRoutes(r)
+	a.releaseRoutes(r)
 }

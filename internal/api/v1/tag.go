@@ -193,7 +193,7 @@ func (a *API) createTag(w http.ResponseWriter, r *http.Request) {
 	a.writeTag(w, r, rc, http.StatusCreated, tag)
 }
 
-// deleteTag serves DELETE /tags/{tag} (204).
+// deleteTag serves DELETE /tags/{tag} (204; 409 when the tag has a release).
 func (a *API) deleteTag(w http.ResponseWriter, r *http.Request) {
 	rc := currentRepo(r)
 	ctx := r.Context()
@@ -202,6 +202,13 @@ func (a *API) deleteTag(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		a.fail(w, r, err)
 		return
+	}
+	// As Gitea: a tag with a release is deleted with the release, not here.
+	if a.Releases != nil {
+		if rel, err := a.Releases.GetByTag(ctx, rc.Repo.ID, name); err == nil && !rel.IsTag {
+			a.fail(w, r, errs.Conflict("a tag attached to a release cannot be deleted directly"))
+			return
+		}
 	}
 	sha := t.ObjectSHA
 	up := []hooks.RefUpdate{{OldSHA: sha, NewSHA: zeroSHA(sha), Ref: git.TagPrefix + name}}

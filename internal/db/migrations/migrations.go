@@ -18,6 +18,7 @@ func All() []db.Migration {
 		searchVersion0009(),
 		issueSearchWordsPostgres0010(),
 		pulls0011(),
+		releases0012(),
 		protection0013(),
 		gpgKeys0014(),
 		queue0015(),

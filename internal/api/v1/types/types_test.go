@@ -68,6 +68,7 @@ var foundationWireTypes = []wireType{
 	{BranchProtection{}, true, nil}, {CreateBranchProtectionOption{}, false, nil}, {EditBranchProtectionOption{}, false, nil},
 	{UpdateBranchProtectionPriories{}, false, nil}, {TagProtection{}, true, nil}, {CreateTagProtectionOption{}, false, nil},
 	{EditTagProtectionOption{}, false, nil},
+	{Release{}, true, nil}, {CreateReleaseOption{}, false, nil}, {EditReleaseOption{}, false, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) { checkWireTypes(t, foundationWireTypes) }

@@ -1,0 +1,38 @@
+package release
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestValidTagName(t *testing.T) {
+	for name, want := range map[string]bool{"v1.0": true, "release/2": true, "": false, "-rf": false, strings.Repeat("a", 256): false} {
+		if got := ValidTagName(name); got != want {
+			t.Errorf("ValidTagName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestCheckAssetName(t *testing.T) {
+	for name, ok := range map[string]bool{"tool.tar.gz": true, "a/b": false, `a\b`: false, "..": false, "x..y": false, "": false, "a\x01": false} {
+		if _, err := CheckAssetName(name); (err == nil) != ok {
+			t.Errorf("CheckAssetName(%q): err %v", name, err)
+		}
+	}
+}
+
+func TestCapReader(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 100)
+	if n, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: 100}); err != nil || n != 100 {
+		t.Fatalf("at the limit: %d %v", n, err)
+	}
+	if _, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: 99}); !errors.Is(err, errTooLarge) {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if n, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: -1}); err != nil || n != 100 {
+		t.Fatalf("no limit: %d %v", n, err)
+	}
+}
