@@ -22,43 +22,7 @@ mkdir -p "$HOME"
 git config --global user.name bench && git config --global user.email bench@example.com
 
 echo "generating a repository with $COMMITS commits, $BRANCHES branches, $TAGS tags..."
-git init -q --bare "$WORK/src.git"
-python3 - "$COMMITS" "$BRANCHES" "$TAGS" > "$WORK/stream" <<'PY'
-import sys, random
-commits, branches, tags = map(int, sys.argv[1:4])
-random.seed(42)
-out = sys.stdout
-mark = 0
-files = {}
-words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
-marks = []
-for i in range(commits):
-    mark += 1
-    # change a few files per commit, some of them larger
-    changes = []
-    for _ in range(random.randint(1, 4)):
-        path = "src/pkg%02d/file%03d.txt" % (random.randint(0, 30), random.randint(0, 120))
-        body = "\n".join(" ".join(random.choice(words) for _ in range(12)) for _ in range(random.randint(5, 200))) + "\n"
-        changes.append((path, body))
-    msg = "commit %d: %s\n" % (i, " ".join(random.choice(words) for _ in range(6)))
-    out.write("commit refs/heads/main\nmark :%d\n" % mark)
-    out.write("author Bench <bench@example.com> %d +0000\n" % (1600000000 + i * 600))
-    out.write("committer Bench <bench@example.com> %d +0000\n" % (1600000000 + i * 600))
-    out.write("data %d\n%s" % (len(msg.encode()), msg))
-    if mark > 1:
-        out.write("from :%d\n" % (mark - 1))
-    for path, body in changes:
-        data = body.encode()
-        out.write("M 100644 inline %s\ndata %d\n" % (path, len(data)))
-        out.flush(); sys.stdout.buffer.write(data); out.write("\n")
-    marks.append(mark)
-for b in range(branches):
-    out.write("reset refs/heads/feature-%02d\nfrom :%d\n\n" % (b, random.choice(marks)))
-for t in range(tags):
-    out.write("reset refs/tags/v1.%d.0\nfrom :%d\n\n" % (t, marks[int(len(marks) * (t + 1) / (tags + 1))]))
-PY
-git -C "$WORK/src.git" fast-import --quiet < "$WORK/stream"
-git -C "$WORK/src.git" gc -q --aggressive 2>/dev/null || git -C "$WORK/src.git" gc -q
+bash bench/lib/genrepo.sh "$WORK/src.git" "$COMMITS" "$BRANCHES" "$TAGS"
 REFS=$(git -C "$WORK/src.git" for-each-ref | wc -l)
 SIZE=$(du -sh "$WORK/src.git" | cut -f1)
 echo "source: $REFS refs, $SIZE on disk"
