@@ -157,9 +157,8 @@ func (s *Service) Merge(ctx context.Context, mc *MergeContext) error {
 		if err := s.syncHeadRef(ctx, p, base); err != nil {
 			return err
 		}
-		headNow, herr := s.git.ResolveCommit(ctx, path, p.HeadRef())
-		baseNow, berr := s.git.ResolveCommit(ctx, path, git.BranchPrefix+p.BaseBranch)
-		if herr == nil && berr == nil && (p.Status == StatusChecking || headNow != p.CheckedHead || baseNow != p.CheckedBase) {
+		headNow, baseNow, err := s.tips(ctx, path, p)
+		if err == nil && headNow != "" && baseNow != "" && (p.Status == StatusChecking || headNow != p.CheckedHead || baseNow != p.CheckedBase) {
 			if p, err = s.CheckNow(ctx, p); err != nil {
 				return err
 			}
@@ -169,16 +168,15 @@ func (s *Service) Merge(ctx context.Context, mc *MergeContext) error {
 	if err := s.CheckMergeable(ctx, mc); err != nil {
 		return err
 	}
-	headSHA, err := s.git.ResolveCommit(ctx, path, p.HeadRef())
-	if err != nil {
-		return errs.Conflict("the head of the pull request cannot be read: %v", err)
+	headSHA, baseSHA, err := s.tips(ctx, path, p)
+	if err != nil || headSHA == "" {
+		return errs.Conflict("the head of the pull request cannot be read")
 	}
 	if mc.Opts.HeadCommitID != "" && mc.Opts.HeadCommitID != headSHA {
 		return errs.Conflict("head out of date: the head commit is %s, not %s", headSHA, mc.Opts.HeadCommitID)
 	}
 	baseRef := git.BranchPrefix + p.BaseBranch
-	baseSHA, err := s.git.ResolveCommit(ctx, path, baseRef)
-	if err != nil {
+	if baseSHA == "" {
 		return errs.Conflict("the base branch %s cannot be read", p.BaseBranch)
 	}
 	var merged string

@@ -82,7 +82,9 @@ func (a *API) toPulls(ctx context.Context, rc *repoContext, list []*pull.PullReq
 	tips := newBranchTips(a, ctx)
 	for _, p := range list {
 		tips.want(rc.Repo, git.BranchPrefix+p.BaseBranch)
-		tips.want(rc.Repo, p.HeadRef())
+		if pullHeadRepo(p, rc.Repo, heads) == nil {
+			tips.want(rc.Repo, p.HeadRef()) // no head branch to read
+		}
 		if h := pullHeadRepo(p, rc.Repo, heads); h != nil {
 			tips.want(h, git.BranchPrefix+p.HeadBranch)
 		}
@@ -133,7 +135,15 @@ func (b *branchTips) get(r *repo.Repository, ref string) string {
 			}
 		}
 	}
-	return b.got[r.ID][ref]
+	if sha, ok := b.got[r.ID][ref]; ok || b.wanted[r.ID][ref] {
+		return sha
+	}
+	// Not asked for beforehand (a fallback): read it alone.
+	tips, err := b.a.Repos.Git.RefTips(b.ctx, b.a.Repos.Path(r), []string{ref})
+	if err != nil {
+		return ""
+	}
+	return tips[ref]
 }
 
 func (a *API) toPull(p *pull.PullRequest, rc *repoContext, ex *issueExtras, wire map[int64]*types.Repository,
@@ -187,7 +197,7 @@ func (a *API) toPull(p *pull.PullRequest, rc *repoContext, ex *issueExtras, wire
 		}
 	}
 	if head.Sha == "" {
-		head.Sha = tips.get(base, p.HeadRef())
+		head.Sha = tips.get(base, p.HeadRef()) // read now if the head branch is gone
 	}
 	out.Head = head
 	return out
