@@ -26,43 +26,7 @@ type CommitObject struct {
 // one git process for all of them. A revision that names no commit fails the
 // whole call with ErrNotFound.
 func (g *Git) ReadCommits(ctx context.Context, repoPath string, revs []string) ([]CommitObject, error) {
-	if len(revs) == 0 {
-		return nil, nil
-	}
-	var in bytes.Buffer
-	for _, rev := range revs {
-		if err := checkRevision(rev); err != nil {
-			return nil, err
-		}
-		in.WriteString(rev + "^{commit}\n")
-	}
-	out, err := g.repoCommand(repoPath, "cat-file", "--batch").Stdin(&in).Stream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Close()
-	br := bufio.NewReaderSize(out, 64<<10)
-	list := make([]CommitObject, 0, len(revs))
-	for _, rev := range revs {
-		sha, typ, data, err := readBatchObject(br)
-		if err != nil {
-			return nil, err
-		}
-		if typ != TypeCommit {
-			return nil, fmt.Errorf("%w: commit %q", ErrNotFound, rev)
-		}
-		sig, payload := splitCommitSignature(data)
-		c, err := parseCommit(sha, data)
-		if err != nil {
-			return nil, err
-		}
-		co := CommitObject{Commit: c, Signature: sig}
-		if sig != "" {
-			co.Payload = string(payload)
-		}
-		list = append(list, co)
-	}
-	return list, nil
+	return g.ReadCommitsEnv(ctx, repoPath, nil, revs)
 }
 
 // readBatchObject reads one answer of cat-file --batch: the object's name,
