@@ -133,6 +133,7 @@ func TestConfigGiteaAppIni(t *testing.T) {
 	fndStatus(t, s.Do("GET", "swagger.v1.json"), 404, "API document with ENABLE_SWAGGER = false")
 
 	// The log names the file and warns once per key without effect, never printing a value.
+	s.LogsContain("configuration file read", 5*time.Second) // the log is flushed in batches
 	logs := s.Logs()
 	for _, want := range []string{"configuration file read", ini} {
 		if !strings.Contains(logs, want) {
@@ -181,7 +182,7 @@ func TestConfigSectionVariables(t *testing.T) {
 	if repo.CloneURL != "https://forge.example.test/root/env.git" {
 		t.Fatalf("clone_url %q with CAIRN_SERVER_ROOT_URL", repo.CloneURL)
 	}
-	if !strings.Contains(s.Logs(), "no configuration file") {
+	if !s.LogsContain("no configuration file", 5*time.Second) {
 		t.Errorf("the log does not say that no configuration file was read:\n%s", s.Logs())
 	}
 

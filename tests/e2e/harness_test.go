@@ -217,6 +217,19 @@ func (s *Server) Logs() string {
 	return s.logs.String()
 }
 
+// LogsContain waits up to timeout for the server's output to contain sub:
+// the server flushes its log in batches (observe.LogFlushEvery).
+func (s *Server) LogsContain(sub string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(s.Logs(), sub) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
 func (s *Server) waitHealthy() {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
