@@ -210,7 +210,8 @@ type counterKey struct{}
 
 // afterCommit holds the functions to run once a transaction has committed.
 type afterCommit struct {
-	fns []func()
+	fns   []func()
+	outer context.Context // the context WithTx was called with
 }
 
 // WithQueryCounter returns a context whose queries are counted into n.
@@ -235,7 +236,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(ctx context.Context) error) err
 	if err != nil {
 		return err
 	}
-	after := &afterCommit{}
+	after := &afterCommit{outer: ctx}
 	if err := fn(context.WithValue(context.WithValue(ctx, txKey{}, tx), afterCommitKey{}, after)); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -258,6 +259,54 @@ func AfterCommit(ctx context.Context, f func()) {
 		return
 	}
 	f()
+}
+
+// AfterCommitCtx is AfterCommit for work that uses the database: f gets
+// the context the transaction was started from, which carries none.
+func AfterCommitCtx(ctx context.Context, f func(ctx context.Context)) {
+	if after, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
+		after.fns = append(after.fns, func() { f(after.outer) })
+		return
+	}
+	f(ctx)
+}
+
+// Emit announces a change: atOnce runs inside the transaction ctx carries
+// (or a new one), so what it records (an outbox row) commits or rolls back
+// with the change, and its error undoes the change; later runs once that
+// transaction has committed. A nil atOnce outside a transaction runs later
+// at once, without opening one.
+func (d *DB) Emit(ctx context.Context, atOnce func(ctx context.Context) error, later func(ctx context.Context)) error {
+	if atOnce == nil && !InTx(ctx) {
+		later(ctx)
+		return nil
+	}
+	return d.WithTx(ctx, func(ctx context.Context) error {
+		if atOnce != nil {
+			if err := atOnce(ctx); err != nil {
+				return err
+			}
+		}
+		AfterCommitCtx(ctx, later)
+		return nil
+	})
+}
+
+// Announce is Emit for event e of a service: its transaction listeners
+// inTx run at once, in the change's transaction, later once it committed.
+func Announce[E any, L ~func(context.Context, E) error](d *DB, ctx context.Context, e E, inTx []L, later func(ctx context.Context)) error {
+	var atOnce func(ctx context.Context) error
+	if len(inTx) > 0 {
+		atOnce = func(ctx context.Context) error {
+			for _, l := range inTx {
+				if err := l(ctx, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return d.Emit(ctx, atOnce, later)
 }
 
 // InTx reports whether ctx carries a transaction.

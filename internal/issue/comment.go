@@ -29,14 +29,16 @@ func (s *Service) CreateComment(ctx context.Context, doer *user.User, r *repo.Re
 		if _, err := s.db.Exec(ctx, "UPDATE issue SET num_comments = num_comments + 1, updated_unix = ? WHERE id = ?", c.Created.Unix(), is.ID); err != nil {
 			return err
 		}
-		return nil
+		after := *is
+		after.NumComments++
+		after.Updated = c.Created
+		return s.Notify(ctx, Event{Kind: EventCommentCreated, Doer: doer, Repo: r, Issue: &after, Comment: c})
 	})
 	if err != nil {
 		return nil, err
 	}
 	is.NumComments++
 	is.Updated = c.Created
-	s.Notify(ctx, Event{Kind: EventCommentCreated, Doer: doer, Repo: r, Issue: is, Comment: c})
 	return c, nil
 }
 
@@ -55,12 +57,14 @@ func (s *Service) UpdateComment(ctx context.Context, doer *user.User, r *repo.Re
 		return nil
 	}
 	now := time.Now()
-	if _, err := s.db.Exec(ctx, "UPDATE comment SET content = ?, updated_unix = ? WHERE id = ?", body, now.Unix(), c.ID); err != nil {
-		return err
-	}
-	c.Content, c.Updated = body, now
-	s.Notify(ctx, Event{Kind: EventCommentEdited, Doer: doer, Repo: r, Issue: is, Comment: c})
-	return nil
+	old := c.Content
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
+		if _, err := s.db.Exec(ctx, "UPDATE comment SET content = ?, updated_unix = ? WHERE id = ?", body, now.Unix(), c.ID); err != nil {
+			return err
+		}
+		c.Content, c.Updated = body, now
+		return s.Notify(ctx, Event{Kind: EventCommentEdited, Doer: doer, Repo: r, Issue: is, Comment: c, From: old})
+	})
 }
 
 // DeleteComment removes a plain comment and what hangs off it.
@@ -68,7 +72,7 @@ func (s *Service) DeleteComment(ctx context.Context, doer *user.User, r *repo.Re
 	if c.Type != CommentPlain && c.Type != CommentCode && c.Type != CommentReview {
 		return errs.Invalid("only comments can be deleted")
 	}
-	err := s.db.WithTx(ctx, func(ctx context.Context) error {
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
 		if err := s.dropAttachments(ctx, "comment_id = ?", c.ID); err != nil {
 			return err
 		}
@@ -82,14 +86,10 @@ func (s *Service) DeleteComment(ctx context.Context, doer *user.User, r *repo.Re
 			}
 		}
 		if c.Type == CommentPlain {
-			_, err := s.db.Exec(ctx, "UPDATE issue SET num_comments = num_comments - 1 WHERE id = ? AND num_comments > 0", is.ID)
-			return err
+			if _, err := s.db.Exec(ctx, "UPDATE issue SET num_comments = num_comments - 1 WHERE id = ? AND num_comments > 0", is.ID); err != nil {
+				return err
+			}
 		}
-		return nil
+		return s.Notify(ctx, Event{Kind: EventCommentDeleted, Doer: doer, Repo: r, Issue: is, Comment: c})
 	})
-	if err != nil {
-		return err
-	}
-	s.Notify(ctx, Event{Kind: EventCommentDeleted, Doer: doer, Repo: r, Issue: is, Comment: c})
-	return nil
 }

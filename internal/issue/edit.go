@@ -21,14 +21,14 @@ func (s *Service) ChangeTitle(ctx context.Context, doer *user.User, r *repo.Repo
 		if _, err := s.db.Exec(ctx, "UPDATE issue SET title = ?, updated_unix = ? WHERE id = ?", title, now.Unix(), is.ID); err != nil {
 			return err
 		}
-		return s.insertComment(ctx, &Comment{Type: CommentChangeTitle, PosterID: doer.ID, IssueID: is.ID, OldTitle: is.Title, NewTitle: title, Created: now})
+		old := is.Title
+		if err := s.insertComment(ctx, &Comment{Type: CommentChangeTitle, PosterID: doer.ID, IssueID: is.ID, OldTitle: old, NewTitle: title, Created: now}); err != nil {
+			return err
+		}
+		is.Title, is.Updated = title, now
+		return s.Notify(ctx, Event{Kind: EventEdited, Doer: doer, Repo: r, Issue: is, Changed: "title", From: old})
 	})
-	if err != nil {
-		return err
-	}
-	is.Title, is.Updated = title, now
-	s.Notify(ctx, Event{Kind: EventEdited, Doer: doer, Repo: r, Issue: is})
-	return nil
+	return err
 }
 
 // ChangeContent replaces the body of an issue.
@@ -37,12 +37,14 @@ func (s *Service) ChangeContent(ctx context.Context, doer *user.User, r *repo.Re
 		return nil
 	}
 	now := time.Now()
-	if _, err := s.db.Exec(ctx, "UPDATE issue SET content = ?, updated_unix = ? WHERE id = ?", content, now.Unix(), is.ID); err != nil {
-		return err
-	}
-	is.Content, is.Updated = content, now
-	s.Notify(ctx, Event{Kind: EventEdited, Doer: doer, Repo: r, Issue: is})
-	return nil
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
+		if _, err := s.db.Exec(ctx, "UPDATE issue SET content = ?, updated_unix = ? WHERE id = ?", content, now.Unix(), is.ID); err != nil {
+			return err
+		}
+		old := is.Content
+		is.Content, is.Updated = content, now
+		return s.Notify(ctx, Event{Kind: EventEdited, Doer: doer, Repo: r, Issue: is, Changed: "body", From: old})
+	})
 }
 
 // ChangeRef sets the branch or tag an issue refers to.
@@ -137,18 +139,20 @@ func (s *Service) SetMilestone(ctx context.Context, doer *user.User, r *repo.Rep
 		if err := s.RecountMilestoneByID(ctx, milestoneID); err != nil {
 			return err
 		}
-		return s.insertComment(ctx, &Comment{Type: CommentMilestone, PosterID: doer.ID, IssueID: is.ID, OldMilestoneID: old, MilestoneID: milestoneID, Created: now})
+		if err := s.insertComment(ctx, &Comment{Type: CommentMilestone, PosterID: doer.ID, IssueID: is.ID, OldMilestoneID: old, MilestoneID: milestoneID, Created: now}); err != nil {
+			return err
+		}
+		is.MilestoneID, is.Updated = milestoneID, now
+		kind := EventMilestoned
+		if milestoneID == 0 {
+			kind = EventDemilestoned
+		}
+		return s.Notify(ctx, Event{Kind: kind, Doer: doer, Repo: r, Issue: is})
 	})
 	if err != nil {
-		return err
+		is.MilestoneID = old
 	}
-	is.MilestoneID, is.Updated = milestoneID, now
-	kind := EventMilestoned
-	if milestoneID == 0 {
-		kind = EventDemilestoned
-	}
-	s.Notify(ctx, Event{Kind: kind, Doer: doer, Repo: r, Issue: is})
-	return nil
+	return err
 }
 
 // AssigneeIDs returns the assignees of an issue.
@@ -208,7 +212,7 @@ func (s *Service) SetAssignees(ctx context.Context, doer *user.User, r *repo.Rep
 		return nil
 	}
 	now := time.Now()
-	err = s.db.WithTx(ctx, func(ctx context.Context) error {
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
 		for _, id := range added {
 			if _, err := s.db.Insert(ctx, "INSERT INTO issue_assignees (issue_id, assignee_id) VALUES (?, ?)", is.ID, id); err != nil {
 				return err
@@ -225,19 +229,22 @@ func (s *Service) SetAssignees(ctx context.Context, doer *user.User, r *repo.Rep
 				return err
 			}
 		}
-		return s.touch(ctx, is.ID, now)
+		if err := s.touch(ctx, is.ID, now); err != nil {
+			return err
+		}
+		is.Updated = now
+		for _, id := range added {
+			if err := s.Notify(ctx, Event{Kind: EventAssigned, Doer: doer, Repo: r, Issue: is, AssigneeID: id}); err != nil {
+				return err
+			}
+		}
+		for _, id := range removed {
+			if err := s.Notify(ctx, Event{Kind: EventUnassigned, Doer: doer, Repo: r, Issue: is, AssigneeID: id}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	is.Updated = now
-	for _, id := range added {
-		s.Notify(ctx, Event{Kind: EventAssigned, Doer: doer, Repo: r, Issue: is, AssigneeID: id})
-	}
-	for _, id := range removed {
-		s.Notify(ctx, Event{Kind: EventUnassigned, Doer: doer, Repo: r, Issue: is, AssigneeID: id})
-	}
-	return nil
 }
 
 // SetLocked locks or unlocks the conversation of an issue.

@@ -464,7 +464,12 @@ func (s *Service) changeLabels(ctx context.Context, doer *user.User, r *repo.Rep
 		if err := s.recountLabels(ctx, c.touched); err != nil {
 			return err
 		}
-		return s.touch(ctx, is.ID, c.now)
+		if err := s.touch(ctx, is.ID, c.now); err != nil {
+			return err
+		}
+		after := *is
+		after.Updated = c.now
+		return s.Notify(ctx, Event{Kind: kind, Doer: doer, Repo: r, Issue: &after})
 	}
 	err := s.db.WithTx(ctx, run)
 	if db.IsUniqueViolation(err) && !db.InTx(ctx) {
@@ -476,7 +481,6 @@ func (s *Service) changeLabels(ctx context.Context, doer *user.User, r *repo.Rep
 		return err
 	}
 	is.Updated = c.now
-	s.Notify(ctx, Event{Kind: kind, Doer: doer, Repo: r, Issue: is})
 	return nil
 }
 

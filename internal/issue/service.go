@@ -45,10 +45,18 @@ type Event struct {
 	Comment *Comment // for comment events
 	// AssigneeID is set for assigned and unassigned events.
 	AssigneeID int64
+	// Changed and From tell what an edited event changed ("title" or
+	// "body" of the issue; a comment's body) and its earlier value.
+	Changed string
+	From    string
 }
 
 // Listener receives events after their transaction committed.
 type Listener func(ctx context.Context, e Event)
+
+// TxListener receives events inside the transaction of their change (to
+// record an outbox row); an error undoes the change.
+type TxListener func(ctx context.Context, e Event) error
 
 // Service applies the issue rules.
 type Service struct {
@@ -56,6 +64,7 @@ type Service struct {
 	repos     *repo.Service
 	users     *user.Store
 	listeners []Listener
+	txListen  []TxListener
 
 	closingBlocker ClosingBlocker
 	files          AttachmentStore // where attachment files live (SetAttachmentStorage)
@@ -77,11 +86,19 @@ func NewService(d *db.DB, repos *repo.Service, users *user.Store) *Service {
 // AddListener registers an event listener; call it only while wiring.
 func (s *Service) AddListener(l Listener) { s.listeners = append(s.listeners, l) }
 
-// Notify announces e to every listener.
-func (s *Service) Notify(ctx context.Context, e Event) {
-	for _, l := range s.listeners {
-		l(ctx, e)
-	}
+// AddTxListener registers a listener that runs inside the change's
+// transaction; call it only while wiring.
+func (s *Service) AddTxListener(l TxListener) { s.txListen = append(s.txListen, l) }
+
+// Notify announces e: the transaction listeners at once, in the
+// transaction ctx carries (call it there, so what they record commits with
+// the change), the other listeners once that transaction has committed.
+func (s *Service) Notify(ctx context.Context, e Event) error {
+	return db.Announce(s.db, ctx, e, s.txListen, func(ctx context.Context) {
+		for _, l := range s.listeners {
+			l(ctx, e)
+		}
+	})
 }
 
 // MaxTitleLength is the longest issue title, in characters.
@@ -184,16 +201,22 @@ func (s *Service) Create(ctx context.Context, doer *user.User, r *repo.Repositor
 			return err
 		}
 		if o.InTx != nil {
-			return o.InTx(ctx, is)
+			if err := o.InTx(ctx, is); err != nil {
+				return err
+			}
+		}
+		if err := s.Notify(ctx, Event{Kind: EventOpened, Doer: doer, Repo: r, Issue: is}); err != nil {
+			return err
+		}
+		for _, uid := range uniq(o.AssigneeIDs) {
+			if err := s.Notify(ctx, Event{Kind: EventAssigned, Doer: doer, Repo: r, Issue: is, AssigneeID: uid}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	s.Notify(ctx, Event{Kind: EventOpened, Doer: doer, Repo: r, Issue: is})
-	for _, uid := range uniq(o.AssigneeIDs) {
-		s.Notify(ctx, Event{Kind: EventAssigned, Doer: doer, Repo: r, Issue: is, AssigneeID: uid})
 	}
 	if o.Closed {
 		if err := s.ChangeStatus(ctx, doer, r, is, true); err != nil {
@@ -296,18 +319,19 @@ func (s *Service) ChangeStatus(ctx context.Context, doer *user.User, r *repo.Rep
 		if err := s.insertComment(ctx, &Comment{Type: typ, PosterID: doer.ID, IssueID: is.ID, Created: now}); err != nil {
 			return err
 		}
-		return s.recount(ctx, is.ID)
+		if err := s.recount(ctx, is.ID); err != nil {
+			return err
+		}
+		is.IsClosed, is.Updated, is.Closed = closed, now, time.Time{}
+		kind := EventReopened
+		if closed {
+			is.Closed, kind = now, EventClosed
+		}
+		return s.Notify(ctx, Event{Kind: kind, Doer: doer, Repo: r, Issue: is})
 	})
 	if err != nil {
+		is.IsClosed = !closed
 		return err
-	}
-	is.IsClosed, is.Updated = closed, now
-	if closed {
-		is.Closed = now
-		s.Notify(ctx, Event{Kind: EventClosed, Doer: doer, Repo: r, Issue: is})
-	} else {
-		is.Closed = time.Time{}
-		s.Notify(ctx, Event{Kind: EventReopened, Doer: doer, Repo: r, Issue: is})
 	}
 	return nil
 }

@@ -283,23 +283,24 @@ func (s *Service) recordHeadChange(ctx context.Context, p *PullRequest, path, he
 			true, p.IssueID, headSHA, ReviewApprove, ReviewReject, ReviewComment); err != nil {
 			return err
 		}
-		return s.issues.Touch(ctx, p.IssueID, time.Now())
-	})
-	if err != nil {
-		return err
-	}
-	p.HeadCommitID = headSHA
-	if old != "" {
-		base, err := s.repos.GetByID(ctx, p.BaseRepoID)
-		if err == nil {
-			doer, derr := s.users.GetByID(ctx, poster)
-			if derr != nil {
-				doer = user.Ghost()
-			}
-			s.notify(ctx, Event{Kind: EventSynchronized, Doer: doer, Repo: base, Pull: p})
+		if err := s.issues.Touch(ctx, p.IssueID, time.Now()); err != nil {
+			return err
 		}
-	}
-	return nil
+		p.HeadCommitID = headSHA
+		if old == "" {
+			return nil
+		}
+		base, err := s.repos.GetByID(ctx, p.BaseRepoID)
+		if err != nil {
+			return err
+		}
+		doer, derr := s.users.GetByID(ctx, poster)
+		if derr != nil {
+			doer = user.Ghost()
+		}
+		return s.notify(ctx, Event{Kind: EventSynchronized, Doer: doer, Repo: base, Pull: p})
+	})
+	return err
 }
 
 // afterCheck runs what waits for a fresh check: a scheduled auto-merge.

@@ -227,24 +227,28 @@ func (s *Service) Merge(ctx context.Context, mc *MergeContext) error {
 		if _, err := s.db.Exec(ctx, "DELETE FROM pull_auto_merge WHERE pull_id = ?", p.ID); err != nil {
 			return err
 		}
-		return s.issues.CloseAsMerged(ctx, mc.Doer, base, p.Issue, merged)
+		if err := s.issues.CloseAsMerged(ctx, mc.Doer, base, p.Issue, merged); err != nil {
+			return err
+		}
+		wasClosed := p.Issue.IsClosed
+		p.HasMerged, p.MergedCommitID, p.MergerID, p.Merged, p.Status, p.HeadCommitID = true, merged, mc.Doer.ID, now, status, headSHA
+		p.Issue.IsClosed, p.Issue.Closed, p.Issue.Updated = true, now, now
+		if !wasClosed {
+			if err := s.issues.Notify(ctx, issue.Event{Kind: issue.EventClosed, Doer: mc.Doer, Repo: base, Issue: p.Issue}); err != nil {
+				return err
+			}
+		}
+		return s.notify(ctx, Event{Kind: EventMerged, Doer: mc.Doer, Repo: base, Pull: p})
 	})
 	if err != nil {
 		return err
 	}
-	wasClosed := p.Issue.IsClosed
-	p.HasMerged, p.MergedCommitID, p.MergerID, p.Merged, p.Status, p.HeadCommitID = true, merged, mc.Doer.ID, now, status, headSHA
-	p.Issue.IsClosed, p.Issue.Closed, p.Issue.Updated = true, now, now
 	if mc.Opts.Style != StyleManuallyMerged {
 		if err := s.repos.AfterPush(rec, base, hooks.Request{RepoID: base.ID, PusherID: mc.Doer.ID, PullRequestID: p.ID,
 			Updates: []hooks.RefUpdate{{OldSHA: baseSHA, NewSHA: merged, Ref: baseRef}}}); err != nil {
 			slog.Error("pull: record merge", "repo", base.ID, "pull", p.Index, "err", err)
 		}
 	}
-	if !wasClosed {
-		s.issues.Notify(rec, issue.Event{Kind: issue.EventClosed, Doer: mc.Doer, Repo: base, Issue: p.Issue})
-	}
-	s.notify(rec, Event{Kind: EventMerged, Doer: mc.Doer, Repo: base, Pull: p})
 	if mc.Opts.DeleteBranch {
 		if err := s.deleteHeadBranch(rec, mc.Doer, p); err != nil {
 			slog.Info("pull: head branch kept after merge", "repo", p.HeadRepoID, "branch", p.HeadBranch, "reason", err)

@@ -359,14 +359,13 @@ func (s *Service) CreateReview(ctx context.Context, doer *user.User, base *repo.
 			rv = pending
 			return nil
 		}
-		rv, err = s.submit(ctx, doer, base, p, pending, o.Type, o.Body, commitID, head)
-		return err
+		if rv, err = s.submit(ctx, doer, base, p, pending, o.Type, o.Body, commitID, head); err != nil {
+			return err
+		}
+		return s.notify(ctx, Event{Kind: EventReviewed, Doer: doer, Repo: base, Pull: p, ReviewID: rv.ID})
 	})
 	if err != nil {
 		return nil, err
-	}
-	if rv.Type != ReviewPending {
-		s.notify(ctx, Event{Kind: EventReviewed, Doer: doer, Repo: base, Pull: p, ReviewID: rv.ID})
 	}
 	return rv, nil
 }
@@ -405,13 +404,14 @@ func (s *Service) SubmitReview(ctx context.Context, doer *user.User, base *repo.
 		if cur == nil || cur.ID != rv.ID {
 			return errs.Invalid("only a pending review can be submitted")
 		}
-		out, err = s.submit(ctx, doer, base, p, cur, t, body, head, head)
-		return err
+		if out, err = s.submit(ctx, doer, base, p, cur, t, body, head, head); err != nil {
+			return err
+		}
+		return s.notify(ctx, Event{Kind: EventReviewed, Doer: doer, Repo: base, Pull: p, ReviewID: out.ID})
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notify(ctx, Event{Kind: EventReviewed, Doer: doer, Repo: base, Pull: p, ReviewID: out.ID})
 	return out, nil
 }
 
@@ -555,7 +555,6 @@ func (s *Service) DismissReview(ctx context.Context, doer *user.User, base *repo
 	if p.HasMerged || p.Issue.IsClosed {
 		return nil, errs.Forbidden("cannot dismiss or undismiss a review of a closed or merged pull request")
 	}
-	var entry bool
 	err := s.db.WithTx(ctx, func(ctx context.Context) error {
 		if rv.Dismissed != dismiss {
 			if _, err := s.db.Exec(ctx, "UPDATE review SET dismissed = ? WHERE id = ?", dismiss, rv.ID); err != nil {
@@ -571,15 +570,14 @@ func (s *Service) DismissReview(ctx context.Context, doer *user.User, base *repo
 		if !dismiss {
 			return nil
 		}
-		entry = true
-		return s.issues.AddEvent(ctx, &issue.Comment{Type: issue.CommentDismissReview, PosterID: doer.ID, IssueID: p.IssueID,
-			Content: message, ReviewID: rv.ID})
+		if err := s.issues.AddEvent(ctx, &issue.Comment{Type: issue.CommentDismissReview, PosterID: doer.ID, IssueID: p.IssueID,
+			Content: message, ReviewID: rv.ID}); err != nil {
+			return err
+		}
+		return s.notify(ctx, Event{Kind: EventReviewDismissed, Doer: doer, Repo: base, Pull: p, ReviewID: rv.ID, ReviewerID: rv.ReviewerID})
 	})
 	if err != nil {
 		return nil, err
-	}
-	if entry {
-		s.notify(ctx, Event{Kind: EventReviewDismissed, Doer: doer, Repo: base, Pull: p, ReviewID: rv.ID, ReviewerID: rv.ReviewerID})
 	}
 	return s.GetReview(ctx, rv.ID)
 }

@@ -70,12 +70,14 @@ func (s *Service) RequestReview(ctx context.Context, doer *user.User, base *repo
 		if rv != nil {
 			c.ReviewID = rv.ID
 		}
-		return s.issues.AddEvent(ctx, c)
+		if err := s.issues.AddEvent(ctx, c); err != nil {
+			return err
+		}
+		return s.notifyRequest(ctx, doer, base, p, add, reviewer.ID, 0)
 	})
 	if err != nil || !changed {
 		return nil, err
 	}
-	s.notifyRequest(ctx, doer, base, p, add, reviewer.ID, 0)
 	return rv, nil
 }
 
@@ -115,19 +117,21 @@ func (s *Service) RequestTeamReview(ctx context.Context, doer *user.User, base *
 		if rv != nil {
 			c.ReviewID = rv.ID
 		}
-		return s.issues.AddEvent(ctx, c)
+		if err := s.issues.AddEvent(ctx, c); err != nil {
+			return err
+		}
+		return s.notifyRequest(ctx, doer, base, p, add, 0, teamID)
 	})
 	if err != nil || !changed {
 		return nil, err
 	}
-	s.notifyRequest(ctx, doer, base, p, add, 0, teamID)
 	return rv, nil
 }
 
-func (s *Service) notifyRequest(ctx context.Context, doer *user.User, base *repo.Repository, p *PullRequest, add bool, reviewerID, teamID int64) {
+func (s *Service) notifyRequest(ctx context.Context, doer *user.User, base *repo.Repository, p *PullRequest, add bool, reviewerID, teamID int64) error {
 	kind := EventReviewRequested
 	if !add {
 		kind = EventReviewUnrequest
 	}
-	s.notify(ctx, Event{Kind: kind, Doer: doer, Repo: base, Pull: p, ReviewerID: reviewerID, TeamID: teamID})
+	return s.notify(ctx, Event{Kind: kind, Doer: doer, Repo: base, Pull: p, ReviewerID: reviewerID, TeamID: teamID})
 }

@@ -49,6 +49,10 @@ type Event struct {
 // Listener receives pull request events after their transaction committed.
 type Listener func(ctx context.Context, e Event)
 
+// TxListener receives events inside the transaction of their change (to
+// record an outbox row); an error undoes the change.
+type TxListener func(ctx context.Context, e Event) error
+
 // Options are the settings the service applies.
 type Options struct {
 	// WorkInProgressPrefixes mark drafts ([repository.pull-request]).
@@ -67,6 +71,7 @@ type Service struct {
 	git       *git.Git
 	opts      Options
 	listeners []Listener
+	txListen  []TxListener
 	checker   *checker
 	// merging holds one lock per pull request being merged.
 	merging sync.Map
@@ -84,15 +89,21 @@ func NewService(d *db.DB, repos *repo.Service, issues *issue.Service, users *use
 // AddListener registers an event listener; call it only while wiring.
 func (s *Service) AddListener(l Listener) { s.listeners = append(s.listeners, l) }
 
-func (s *Service) notify(ctx context.Context, e Event) {
-	for _, l := range s.listeners {
-		l(ctx, e)
-	}
-	// A review may complete what a scheduled auto-merge waits for.
-	if e.Pull != nil && (e.Kind == EventReviewed || e.Kind == EventReviewDismissed) {
-		s.queueIfAutoMerge(ctx, e.Pull.ID)
-	}
+func (s *Service) notify(ctx context.Context, e Event) error {
+	return db.Announce(s.db, ctx, e, s.txListen, func(ctx context.Context) {
+		for _, l := range s.listeners {
+			l(ctx, e)
+		}
+		// A review may complete what a scheduled auto-merge waits for.
+		if e.Pull != nil && (e.Kind == EventReviewed || e.Kind == EventReviewDismissed) {
+			s.queueIfAutoMerge(ctx, e.Pull.ID)
+		}
+	})
 }
+
+// AddTxListener registers a listener that runs inside the change's
+// transaction; call it only while wiring.
+func (s *Service) AddTxListener(l TxListener) { s.txListen = append(s.txListen, l) }
 
 // queueIfAutoMerge checks a pull request again when a merge is scheduled
 // for it: the check ends by trying the merge.
@@ -314,15 +325,18 @@ func (s *Service) ChangeBase(ctx context.Context, doer *user.User, base *repo.Re
 		if _, err := s.db.Exec(ctx, "UPDATE pull_request SET base_branch = ?, status = ? WHERE id = ?", branch, StatusChecking, p.ID); err != nil {
 			return err
 		}
-		return s.issues.AddEvent(ctx, &issue.Comment{Type: issue.CommentChangeTarget, PosterID: doer.ID, IssueID: p.IssueID,
-			OldRef: old, NewRef: branch})
+		if err := s.issues.AddEvent(ctx, &issue.Comment{Type: issue.CommentChangeTarget, PosterID: doer.ID, IssueID: p.IssueID,
+			OldRef: old, NewRef: branch}); err != nil {
+			return err
+		}
+		p.BaseBranch, p.Status = branch, StatusChecking
+		return s.notify(ctx, Event{Kind: EventRetargeted, Doer: doer, Repo: base, Pull: p})
 	})
 	if err != nil {
+		p.BaseBranch = old
 		return err
 	}
-	p.BaseBranch, p.Status = branch, StatusChecking
 	s.checker.queue(p.ID)
-	s.notify(ctx, Event{Kind: EventRetargeted, Doer: doer, Repo: base, Pull: p})
 	return nil
 }
 

@@ -2,13 +2,8 @@ package queue
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,61 +11,11 @@ import (
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/db"
-	"github.com/cairn-forge/cairn/internal/db/migrations"
+	"github.com/cairn-forge/cairn/internal/db/dbtest"
 )
 
-// testDB opens a migrated database: SQLite, or a fresh database on the
-// server CAIRN_DATABASE_URL names (PostgreSQL or MariaDB), dropped after.
-func testDB(t testing.TB) *db.DB {
-	t.Helper()
-	ctx := context.Background()
-	dsn := ""
-	if base := os.Getenv("CAIRN_DATABASE_URL"); base != "" {
-		dsn = freshDatabase(t, base)
-	}
-	d, err := db.Open(ctx, dsn, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	if err := d.Migrate(ctx, migrations.All()); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// freshDatabase creates a database on the server of base and returns its URL.
-func freshDatabase(t testing.TB, base string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	name := "cairn_queue_" + hex.EncodeToString(b)
-	driver, admin := "pgx", base
-	if u.Scheme == "mysql" {
-		pw, _ := u.User.Password()
-		driver, admin = "mysql", fmt.Sprintf("%s:%s@tcp(%s)%s", u.User.Username(), pw, u.Host, u.Path)
-	}
-	conn, err := sql.Open(driver, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := sql.Open(driver, admin); err == nil {
-			_, _ = c.Exec("DROP DATABASE " + name)
-			c.Close()
-		}
-	})
-	u.Path = "/" + name
-	return u.String()
-}
+// testDB opens a migrated database (see dbtest.Open).
+func testDB(t testing.TB) *db.DB { return dbtest.Open(t) }
 
 // runQueue starts q until the test ends.
 func runQueue(t testing.TB, q *Queue) {

@@ -51,8 +51,10 @@ type Event struct {
 	DoerID  int64
 }
 
-// Listener receives release events after they are committed.
-type Listener func(ctx context.Context, e Event)
+// Listener receives release events inside the transaction of their change
+// (to record an outbox row, such as a webhook delivery); an error undoes
+// the change.
+type Listener func(ctx context.Context, e Event) error
 
 // Service is the release domain service.
 type Service struct {
@@ -71,10 +73,13 @@ func NewService(d *db.DB, issues *issue.Service, files storage.Store) *Service {
 // AddListener registers a listener; call it only while wiring.
 func (s *Service) AddListener(l Listener) { s.listeners = append(s.listeners, l) }
 
-func (s *Service) notify(ctx context.Context, e Event) {
+func (s *Service) notify(ctx context.Context, e Event) error {
 	for _, l := range s.listeners {
-		l(ctx, e)
+		if err := l(ctx, e); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 const columns = "r.id, r.repo_id, r.publisher_id, r.tag_name, r.target, r.title, r.sha1, r.num_commits, r.note, r.is_draft, r.is_prerelease, r.is_tag, r.created_unix"

@@ -55,11 +55,14 @@ func (s *Service) Create(ctx context.Context, rel *Release) error {
 				return err
 			}
 		}
-		return s.updateCount(ctx, rel.RepoID)
+		if err := s.updateCount(ctx, rel.RepoID); err != nil {
+			return err
+		}
+		if rel.IsDraft || rel.IsTag {
+			return nil
+		}
+		return s.notify(ctx, Event{Kind: EventPublished, Release: rel, DoerID: rel.PublisherID})
 	})
-	if err == nil && !rel.IsDraft && !rel.IsTag {
-		s.notify(ctx, Event{Kind: EventPublished, Release: rel, DoerID: rel.PublisherID})
-	}
 	return err
 }
 
@@ -90,17 +93,16 @@ func (s *Service) Update(ctx context.Context, doerID int64, rel *Release, wasDra
 		if err := s.save(ctx, rel); err != nil {
 			return err
 		}
-		return s.updateCount(ctx, rel.RepoID)
+		if err := s.updateCount(ctx, rel.RepoID); err != nil {
+			return err
+		}
+		kind := EventUpdated
+		if published {
+			kind = EventPublished
+		}
+		return s.notify(ctx, Event{Kind: kind, Release: rel, DoerID: doerID})
 	})
-	if err != nil {
-		return err
-	}
-	kind := EventUpdated
-	if published {
-		kind = EventPublished
-	}
-	s.notify(ctx, Event{Kind: kind, Release: rel, DoerID: doerID})
-	return nil
+	return err
 }
 
 // Delete deletes a release and its assets; its tag stays. A release whose
@@ -119,11 +121,11 @@ func (s *Service) Delete(ctx context.Context, doerID int64, rel *Release) error 
 		if err := s.dropAssets(ctx, "release_id = ?", rel.ID); err != nil {
 			return err
 		}
-		return s.updateCount(ctx, rel.RepoID)
+		if err := s.updateCount(ctx, rel.RepoID); err != nil {
+			return err
+		}
+		return s.notify(ctx, Event{Kind: EventDeleted, Release: rel, DoerID: doerID})
 	})
-	if err == nil {
-		s.notify(ctx, Event{Kind: EventDeleted, Release: rel, DoerID: doerID})
-	}
 	return err
 }
 

@@ -23,6 +23,13 @@ func (s *Service) AddPushRule(rule PushRule) { s.pushRules = append(s.pushRules,
 // PushListener is told about every applied push (events, webhooks, issue references).
 type PushListener func(ctx context.Context, r *Repository, req hooks.Request)
 
+// PushTxListener is told about ref updates inside the transaction that
+// records them (webhook deliveries are written there); an error fails it.
+type PushTxListener func(ctx context.Context, r *Repository, req hooks.Request) error
+
+// AddPushTxListener registers a listener; call it only while wiring.
+func (s *Service) AddPushTxListener(l PushTxListener) { s.pushTx = append(s.pushTx, l) }
+
 // AddPushListener registers a listener; call it only while wiring.
 func (s *Service) AddPushListener(l PushListener) { s.pushListeners = append(s.pushListeners, l) }
 
@@ -134,8 +141,21 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 			}
 		}
 	}
-	_, err = s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
-		empty, branch, dirSize(path), time.Now().Unix(), r.ID)
+	size := dirSize(path)
+	err = s.db.WithTx(ctx, func(ctx context.Context) error {
+		if _, err := s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
+			empty, branch, size, time.Now().Unix(), r.ID); err != nil {
+			return err
+		}
+		after := *r
+		after.IsEmpty, after.DefaultBranch, after.Size = empty, branch, size
+		for _, l := range s.pushTx {
+			if err := l(ctx, &after, req); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

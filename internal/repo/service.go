@@ -33,6 +33,15 @@ type DeleteHook func(ctx context.Context, r *Repository) error
 // AddDeleteHook registers a hook; call it only while wiring.
 func (s *Service) AddDeleteHook(h DeleteHook) { s.deleteHooks = append(s.deleteHooks, h) }
 
+// CreateHook runs inside the transaction that records a new repository
+// (a fork, a mirror, a generated one included), before its directory is
+// filled: default webhooks are copied and the event recorded there. doer
+// may be nil (created by the system).
+type CreateHook func(ctx context.Context, doer *user.User, r *Repository) error
+
+// AddCreateHook registers a hook; call it only while wiring.
+func (s *Service) AddCreateHook(h CreateHook) { s.createHooks = append(s.createHooks, h) }
+
 // LabelInitializer applies an issue label template to a new repository.
 type LabelInitializer interface {
 	ApplyLabelTemplate(ctx context.Context, repoID int64, template string) error
@@ -53,6 +62,9 @@ type Service struct {
 
 	labels        LabelInitializer
 	deleteHooks   []DeleteHook
+	createHooks   []CreateHook
+	pushTx        []PushTxListener
+	statusTx      []StatusTxListener
 	pushRules     []PushRule
 	pushListeners []PushListener
 	// statusListeners hear of new commit statuses.
@@ -233,7 +245,15 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 		if err := s.makeCreatorAdmin(ctx, doer, owner, r); err != nil {
 			return err
 		}
-		return s.users.Store.AddToCounter(ctx, owner.ID, "num_repos", 1)
+		if err := s.users.Store.AddToCounter(ctx, owner.ID, "num_repos", 1); err != nil {
+			return err
+		}
+		for _, h := range s.createHooks {
+			if err := h(ctx, doer, r); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

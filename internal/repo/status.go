@@ -87,7 +87,15 @@ func (s *Service) CreateStatus(ctx context.Context, r *Repository, doer *user.Us
 		id, err := s.db.Insert(ctx, "INSERT INTO commit_status (repo_id, sha, idx, state, target_url, description, context, creator_id, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			c.RepoID, c.SHA, c.Index, c.State, c.TargetURL, c.Description, c.Context, c.CreatorID, now.Unix(), now.Unix())
 		c.ID = id
-		return err
+		if err != nil {
+			return err
+		}
+		for _, l := range s.statusTx {
+			if err := l(ctx, r, c); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if db.IsUniqueViolation(err) {
 		return nil, errs.Conflict("another status of this commit was being recorded; try again")
@@ -103,6 +111,13 @@ func (s *Service) CreateStatus(ctx context.Context, r *Repository, doer *user.Us
 
 // StatusListener is told about every recorded commit status (auto-merge, webhooks).
 type StatusListener func(ctx context.Context, r *Repository, c *CommitStatus)
+
+// StatusTxListener is told about a commit status inside the transaction
+// that records it (webhook deliveries are written there).
+type StatusTxListener func(ctx context.Context, r *Repository, c *CommitStatus) error
+
+// AddStatusTxListener registers a listener; call it only while wiring.
+func (s *Service) AddStatusTxListener(l StatusTxListener) { s.statusTx = append(s.statusTx, l) }
 
 // AddStatusListener registers a listener; call it only while wiring.
 func (s *Service) AddStatusListener(l StatusListener) {
