@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/signature"
@@ -34,6 +35,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/storage"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
+	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
 // app is every service of one instance, built once and handed down.
@@ -60,6 +62,12 @@ type app struct {
 	signatures *signature.Verifier
 	signer     *signature.Signer
 	avatars    avatar.Files
+	// queue is the durable job queue (webhook deliveries); webhooks the
+	// hooks and their deliveries; v1 the API, built once (it is also the
+	// webhooks' event source).
+	queue    *queue.Queue
+	webhooks *webhook.Service
+	v1       *v1.API
 	// logger writes the access log (nil: none) and metrics counts requests
 	// (nil: [metrics] ENABLED is off); serve sets both.
 	logger  *slog.Logger
@@ -202,6 +210,12 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		}
 		return nil
 	})
+	if err := a.wireWebhooks(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.v1 = a.api()
+	a.v1.AddWebhookSources()
 	return a, nil
 }
 
@@ -226,8 +240,7 @@ func checkLevel(ctx context.Context, d *db.DB) error {
 // handler is the top-level HTTP router: health, API, API document, avatars.
 // Every request gets an X-Request-Id, an access log line and its metrics.
 func (a *app) handler() http.Handler {
-	api := a.api()
-	return observe.Middleware(a.logger, a.metrics, api.RoutePattern)(a.routes(api))
+	return observe.Middleware(a.logger, a.metrics, a.v1.RoutePattern)(a.routes(a.v1))
 }
 
 // api builds the API handler.
@@ -235,7 +248,7 @@ func (a *app) api() *v1.API {
 	return v1.New(v1.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
-		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer,
+		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
 	})
 }
 
@@ -286,6 +299,7 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
+		func(ctx context.Context) { a.queue.Run(ctx) },
 	}
 }
 

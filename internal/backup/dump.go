@@ -182,6 +182,17 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 			return err
 		}
 	}
+	// The instance secret decrypts webhook secrets: without it a restored
+	// instance could not sign or authorize its hooks' deliveries.
+	if f, err := os.Open(filepath.Join(inst.Paths.DataDir, "instance_secret")); err == nil {
+		err = writeFile(tw, "files/instance_secret", f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	if inst.Paths.ConfigFile != "" {
 		if f, err := os.Open(inst.Paths.ConfigFile); err == nil {
 			err = writeFile(tw, "config/cairn.ini", f)

@@ -155,7 +155,8 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 				return nil, fmt.Errorf("repository %s: %w", repo, err)
 			}
 			repos[repo] = true
-		case strings.HasPrefix(name, "files/attachments/") || strings.HasPrefix(name, "files/avatars/") || strings.HasPrefix(name, "files/ssh/"):
+		case name == "files/instance_secret" || strings.HasPrefix(name, "files/attachments/") ||
+			strings.HasPrefix(name, "files/avatars/") || strings.HasPrefix(name, "files/ssh/"):
 			if err := placeFile(filepath.Join(inst.Paths.DataDir, filepath.FromSlash(strings.TrimPrefix(name, "files/"))), tr, 0o600); err != nil {
 				return nil, err
 			}
@@ -213,7 +214,7 @@ func placeFile(p string, r io.Reader, mode os.FileMode) error {
 		return err
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if base := filepath.Base(p); base == "config" || base == "HEAD" {
+	if base := filepath.Base(p); base == "config" || base == "HEAD" || base == "instance_secret" {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC // written by git init
 	}
 	f, err := os.OpenFile(p, flags, mode)

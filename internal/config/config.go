@@ -59,6 +59,9 @@ type Config struct {
 	Metrics               MetricsSection               `section:"metrics"`
 	Debug                 DebugSection                 `section:"debug"`
 
+	// Webhook is [webhook]: deliveries of webhooks.
+	Webhook WebhookSection `section:"webhook"`
+
 	// RepositorySigning is [repository.signing]: the instance's signing key.
 	RepositorySigning RepositorySigningSection `section:"repository.signing"`
 
@@ -173,6 +176,7 @@ type AttachmentSection struct {
 
 // SecuritySection is [security].
 type SecuritySection struct {
+	DisableWebhooks   bool `key:"DISABLE_WEBHOOKS" default:"false" doc:"Turn webhooks off: nothing is delivered and the hook routes answer 403."`
 	ImportLocalPaths  bool `key:"IMPORT_LOCAL_PATHS" default:"false" doc:"Allow migrations from local paths of the server (for users allowed to)."`
 	MinPasswordLength int  `key:"MIN_PASSWORD_LENGTH" default:"1" doc:"Shortest password accepted."`
 	// LoginFailuresPerAccount is how many failed password checks one login
@@ -198,6 +202,23 @@ type MigrationsSection struct {
 type MirrorSection struct {
 	// Enabled allows pull mirrors; GET /settings/repository reports mirrors_disabled = !Enabled.
 	Enabled bool `key:"ENABLED" default:"true" doc:"Allow pull mirrors."`
+}
+
+// WebhookSection is [webhook].
+type WebhookSection struct {
+	DeliverTimeout  time.Duration `key:"DELIVER_TIMEOUT" default:"5s" doc:"How long one delivery may take, connection to the end of the response (a bare number is seconds, as in Gitea)."`
+	SkipTLSVerify   bool          `key:"SKIP_TLS_VERIFY" default:"false" doc:"Do not verify the certificates of HTTPS receivers."`
+	AllowedHostList string        `key:"ALLOWED_HOST_LIST" default:"external" doc:"Where hooks may deliver, checked on the address actually connected to: external (public addresses), loopback, private (RFC 1918/4193 and link-local), * (anywhere), CIDRs and host name globs, comma-separated."`
+	PagingNum       int           `key:"PAGING_NUM" default:"10" doc:"Deliveries listed per page by default."`
+	ProxyURL        string        `key:"PROXY_URL" default:"" doc:"HTTP proxy for deliveries (empty: none)."`
+	ProxyHosts      []string      `key:"PROXY_HOSTS" default:"" doc:"Host name globs whose deliveries go through PROXY_URL (comma-separated; ** for all)."`
+	// Cairn's own keys: retries, history, health.
+	DeliveryAttempts int           `key:"DELIVERY_ATTEMPTS" default:"5" doc:"Attempts per delivery before it is given up, with exponential back-off between them (Cairn's own key; Gitea does not retry)."`
+	RetryBackoff     time.Duration `key:"RETRY_BACKOFF" default:"10s" doc:"Wait before the first retry of a failed delivery; it doubles with each attempt, up to an hour (Cairn's own key)."`
+	DeliveryWorkers  int           `key:"DELIVERY_WORKERS" default:"8" doc:"Deliveries made at the same time (Cairn's own key)."`
+	PerHookLimit     int           `key:"PER_HOOK_CONCURRENCY" default:"2" doc:"Deliveries to one hook made at the same time, so that a slow receiver holds up only itself (Cairn's own key)."`
+	DeliveriesKept   int           `key:"DELIVERIES_KEPT" default:"50" doc:"Finished deliveries each hook keeps for its history; older ones are pruned (Cairn's own key)."`
+	DisableAfter     time.Duration `key:"DISABLE_AFTER" default:"0" doc:"Turn a hook off once its deliveries have failed without a success for this long, recording why; 0 never does (Cairn's own key)."`
 }
 
 // ServiceSection is [service].

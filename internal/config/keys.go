@@ -237,6 +237,10 @@ func set(f reflect.Value, raw string) error {
 		}
 		f.SetInt(n)
 	case time.Duration:
+		if n, err := strconv.ParseInt(raw, 10, 64); err == nil { // a bare number is seconds, as Gitea's integer keys
+			f.SetInt(n * int64(time.Second))
+			return nil
+		}
 		d, err := time.ParseDuration(raw)
 		if err != nil {
 			return err

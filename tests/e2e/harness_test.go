@@ -269,6 +269,26 @@ func (s *Server) Stop() {
 	}
 }
 
+// Kill ends the server at once (SIGKILL), as a crash or power loss would:
+// nothing gets to finish or flush.
+func (s *Server) Kill() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+}
+
+// Restart starts the stopped (or killed) server again on the same data,
+// database and address, and returns once it is healthy.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.done = make(chan struct{})
+	s.launch(cairnBinary(s.t), nil)
+}
+
 // Client returns an SDK client authenticated with token ("" for signed out).
 func (s *Server) Client(token string) *gitea.Client {
 	s.t.Helper()

@@ -100,6 +100,19 @@ func TestSwaggerListsOnlyGiteaRoutes(t *testing.T) {
 	extensions := map[string]bool{
 		"PUT /repos/{owner}/{repo}/issues/{index}/lock":    true,
 		"DELETE /repos/{owner}/{repo}/issues/{index}/lock": true,
+		// Recent deliveries of webhooks (docs/webhooks.md).
+		"GET /repos/{owner}/{repo}/hooks/{id}/deliveries":                       true,
+		"GET /repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}":            true,
+		"POST /repos/{owner}/{repo}/hooks/{id}/deliveries/{delivery}/redeliver": true,
+		"GET /orgs/{org}/hooks/{id}/deliveries":                                 true,
+		"GET /orgs/{org}/hooks/{id}/deliveries/{delivery}":                      true,
+		"POST /orgs/{org}/hooks/{id}/deliveries/{delivery}/redeliver":           true,
+		"GET /user/hooks/{id}/deliveries":                                       true,
+		"GET /user/hooks/{id}/deliveries/{delivery}":                            true,
+		"POST /user/hooks/{id}/deliveries/{delivery}/redeliver":                 true,
+		"GET /admin/hooks/{id}/deliveries":                                      true,
+		"GET /admin/hooks/{id}/deliveries/{delivery}":                           true,
+		"POST /admin/hooks/{id}/deliveries/{delivery}/redeliver":                true,
 	}
 	for _, op := range ops {
 		have[op] = true

@@ -720,6 +720,7 @@ func TestWriteRoutePermissions(t *testing.T) {
 	cases = append(cases, k.pullCases(repos)...)
 	cases = append(cases, k.releaseCases(repos)...)
 	cases = append(cases, k.protectCases(repos)...)
+	cases = append(cases, k.hookCases(repos)...)
 	for _, c := range cases {
 		k.run(c)
 	}

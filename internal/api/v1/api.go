@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
+	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
 // GiteaAPILevel is the Gitea version whose API Cairn implements.
@@ -51,7 +52,9 @@ type Deps struct {
 	GPGKeys    *signature.Service
 	Signatures *signature.Verifier
 	Signer     *signature.Signer
-	Version    string // Cairn's own version, e.g. 0.1.0
+	// Webhooks stores hooks and their deliveries (nil: webhooks are off).
+	Webhooks *webhook.Service
+	Version  string // Cairn's own version, e.g. 0.1.0
 }
 
 // API is the /api/v1 handler set.

@@ -172,7 +172,7 @@ func (a *API) toPullsOfIssues(ctx context.Context, rc *repoContext, list []*issu
 			pulls = append(pulls, p)
 		}
 	}
-	return a.toPulls(ctx, rc, pulls, r)
+	return a.toPulls(ctx, rc, pulls, doer(r))
 }
 
 // getPull serves GET /repos/{owner}/{repo}/pulls/{index}.
@@ -193,7 +193,7 @@ func (a *API) getPull(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) writePull(w http.ResponseWriter, r *http.Request, status int, rc *repoContext, p *pull.PullRequest) error {
-	out, err := a.toPulls(r.Context(), rc, []*pull.PullRequest{p}, r)
+	out, err := a.toPulls(r.Context(), rc, []*pull.PullRequest{p}, doer(r))
 	if err != nil {
 		return err
 	}

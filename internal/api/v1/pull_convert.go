@@ -2,7 +2,6 @@ package v1
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
@@ -18,8 +17,7 @@ import (
 // the caller with a fixed number of queries: issue extras, head
 // repositories, review requests, review comment counts, extra users and
 // teams. Branch tips are read with one for-each-ref per repository.
-func (a *API) toPulls(ctx context.Context, rc *repoContext, list []*pull.PullRequest, r *http.Request) ([]*types.PullRequest, error) {
-	v := doer(r)
+func (a *API) toPulls(ctx context.Context, rc *repoContext, list []*pull.PullRequest, v *user.User) ([]*types.PullRequest, error) {
 	issues := make([]*issue.Issue, len(list))
 	ids := make([]int64, len(list))
 	headIDs := []int64{}

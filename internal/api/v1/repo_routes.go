@@ -16,4 +16,9 @@ func (a *API) repoRoutes(r chi.Router) {
 	a.branchProtectionRoutes(r)
 	a.tagProtectionRoutes(r)
 	a.releaseRoutes(r)
+	r.Group(func(r chi.Router) {
+		r.Use(a.reqRepoAdmin)
+		a.hookRoutes(r, "", repoHookOwner)
+		r.Post("/hooks/{id}/tests", a.handle(a.testHook))
+	})
 }

@@ -22,5 +22,6 @@ func All() []db.Migration {
 		protection0013(),
 		gpgKeys0014(),
 		queue0015(),
+		webhooks0016(),
 	}
 }

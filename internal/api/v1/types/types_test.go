@@ -69,6 +69,7 @@ var foundationWireTypes = []wireType{
 	{UpdateBranchProtectionPriories{}, false, nil}, {TagProtection{}, true, nil}, {CreateTagProtectionOption{}, false, nil},
 	{EditTagProtectionOption{}, false, nil},
 	{Release{}, true, nil}, {CreateReleaseOption{}, false, nil}, {EditReleaseOption{}, false, nil},
+	{Hook{}, true, []string{"disabled_reason"}}, {CreateHookOption{}, false, nil}, {EditHookOption{}, false, nil},
 }
 
 func TestWireTypesMatchGitea(t *testing.T) { checkWireTypes(t, foundationWireTypes) }

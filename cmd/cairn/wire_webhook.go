@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cairn-forge/cairn/internal/queue"
+	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/user"
+	"github.com/cairn-forge/cairn/internal/webhook"
+)
+
+// wireWebhooks builds the durable queue and the webhook service: hooks of
+// deleted repositories and accounts go with them, new repositories get the
+// default hooks. The event sources are the API's (wireWebhookSources).
+func (a *app) wireWebhooks() error {
+	w := a.cfg.Webhook
+	backoff := w.RetryBackoff
+	if backoff <= 0 {
+		backoff = 10 * time.Second
+	}
+	timeout := w.DeliverTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	a.queue = queue.New(a.db, queue.Options{
+		Workers: w.DeliveryWorkers, GroupLimit: w.PerHookLimit, MaxAttempts: w.DeliveryAttempts,
+		// A delivery ends within its timeout: a job whose process died is
+		// taken again soon after.
+		Lease:   timeout + 10*time.Second,
+		Backoff: func(failed int) time.Duration { return min(backoff<<min(failed-1, 16), time.Hour) },
+	})
+	client, err := webhook.NewClient(webhook.ClientOptions{
+		AllowedHostList: w.AllowedHostList, Timeout: timeout, SkipTLSVerify: w.SkipTLSVerify,
+		ProxyURL: w.ProxyURL, ProxyHosts: w.ProxyHosts,
+	})
+	if err != nil {
+		return fmt.Errorf("[webhook]: %w", err)
+	}
+	secret, err := webhook.InstanceSecret(a.cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("instance secret: %w", err)
+	}
+	box, err := webhook.NewSecretBox(secret)
+	if err != nil {
+		return err
+	}
+	a.webhooks = webhook.NewService(a.db, a.queue, client, box, webhook.Options{
+		Disabled: a.cfg.Security.DisableWebhooks, KeepDeliveries: w.DeliveriesKept, DisableAfter: w.DisableAfter,
+	})
+	a.repos.AddCreateHook(func(ctx context.Context, _ *user.User, r *repo.Repository) error {
+		return a.webhooks.CopyDefaultHooks(ctx, r.ID)
+	})
+	a.repos.AddDeleteHook(func(ctx context.Context, r *repo.Repository) error {
+		return a.webhooks.DeleteRepoHooks(ctx, r.ID)
+	})
+	a.orgs.AddDeleteHook(func(ctx context.Context, o *user.User) error {
+		return a.webhooks.DeleteOwnerHooks(ctx, o.ID)
+	})
+	a.users.AddDeleteHook(ownerHookCleanup{a.webhooks})
+	return nil
+}
+
+// ownerHookCleanup is the user delete hook that removes a user's hooks.
+type ownerHookCleanup struct{ hooks *webhook.Service }
+
+func (c ownerHookCleanup) CheckDelete(context.Context, *user.User) error { return nil }
+
+func (c ownerHookCleanup) Purge(ctx context.Context, u *user.User) error {
+	return c.hooks.DeleteOwnerHooks(ctx, u.ID)
+}
