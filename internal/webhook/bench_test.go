@@ -115,11 +115,14 @@ func BenchmarkCommitToDelivery(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-// BenchmarkDrainBacklog queues 100,000 deliveries while nothing delivers
+// BenchmarkDrainBacklog queues 100,000 deliveries (CAIRN_BENCH_BACKLOG) while nothing delivers
 // (an outage; b.N is ignored: run with -benchtime=1x), then drains them and
 // reports how far the process's resident memory moved while draining.
 func BenchmarkDrainBacklog(b *testing.B) {
-	const backlog = 100_000
+	backlog := 100_000
+	if n, err := strconv.Atoi(os.Getenv("CAIRN_BENCH_BACKLOG")); err == nil && n > 0 {
+		backlog = n // a shorter run
+	}
 	h := newIdleHarness(b, Options{}, benchQueue)
 	var got atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
@@ -142,7 +145,7 @@ func BenchmarkDrainBacklog(b *testing.B) {
 	low, high := rss(), rss()
 	start := time.Now()
 	h.run(b) // the receiver is back: the backlog drains
-	for got.Load() < backlog {
+	for got.Load() < int64(backlog) {
 		time.Sleep(100 * time.Millisecond)
 		m := rss()
 		low, high = min(low, m), max(high, m)

@@ -130,16 +130,26 @@ func (sc Scope) where() (string, []any) {
 const hookColumns = `id, repo_id, owner_id, is_system, hook_type, url, http_method, content_type, secret_enc, auth_header_enc,
 	events, branch_filter, meta, is_active, last_status, failing_since_ms, disabled_reason, created_unix, updated_unix`
 
+// hookColumnsOf is hookColumns qualified with a table alias.
+func hookColumnsOf(alias string) string {
+	cols := strings.Split(hookColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
-func (s *Service) scanHook(sc scanner) (*Hook, error) {
+// scanHook reads a row of hookColumns, after the columns of before (if any).
+func (s *Service) scanHook(sc scanner, before ...any) (*Hook, error) {
 	var h Hook
 	var secret, auth, filter, meta, reason sql.NullString
 	var events string
 	var failing, created, updated int64
 	var ct int
-	if err := sc.Scan(&h.ID, &h.RepoID, &h.OwnerID, &h.IsSystem, &h.Type, &h.URL, &h.HTTPMethod, &ct, &secret, &auth,
-		&events, &filter, &meta, &h.Active, &h.LastStatus, &failing, &reason, &created, &updated); err != nil {
+	if err := sc.Scan(append(before, &h.ID, &h.RepoID, &h.OwnerID, &h.IsSystem, &h.Type, &h.URL, &h.HTTPMethod, &ct, &secret, &auth,
+		&events, &filter, &meta, &h.Active, &h.LastStatus, &failing, &reason, &created, &updated)...); err != nil {
 		return nil, err
 	}
 	h.ContentType = ContentType(ct)

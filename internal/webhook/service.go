@@ -146,17 +146,10 @@ func (s *Service) deliverJob(ctx context.Context, j *queue.Job) error {
 		return queue.Permanent(err)
 	}
 	var uuid, event, payload string
-	var hookID int64
-	err = s.db.QueryRow(ctx, "SELECT uuid, event_type, payload, hook_id FROM hook_task WHERE id = ?", taskID).Scan(&uuid, &event, &payload, &hookID)
+	h, err := s.scanHook(s.db.QueryRow(ctx, "SELECT t.uuid, t.event_type, t.payload, "+hookColumnsOf("w")+
+		" FROM hook_task t JOIN webhook w ON w.id = t.hook_id WHERE t.id = ?", taskID), &uuid, &event, &payload)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil // pruned or its hook deleted
-	}
-	if err != nil {
-		return err
-	}
-	h, err := s.byID(ctx, hookID)
-	if errors.Is(err, ErrNotFound) {
-		return nil
+		return nil // pruned, or its hook deleted
 	}
 	if err != nil {
 		return err
@@ -187,22 +180,18 @@ func (s *Service) deliverJob(ctx context.Context, j *queue.Job) error {
 	}
 	res := s.client.Deliver(ctx, req)
 	final := res.Err == nil || j.Attempts >= j.MaxAttempts
-	if err := s.record(ctx, h, taskID, req, res, final); err != nil {
-		slog.Error("webhook: could not record a delivery", "hook", h.ID, "delivery", uuid, "err", err)
-	}
+	// Recorded with the job's outcome, in one commit.
+	j.WithOutcome(func(ctx context.Context) error {
+		if err := s.record(ctx, h, taskID, req, res, final); err != nil {
+			slog.Error("webhook: could not record a delivery", "hook", h.ID, "delivery", uuid, "err", err)
+			return err
+		}
+		return nil
+	})
 	if res.Err != nil {
 		return fmt.Errorf("delivery to hook %d: %w", h.ID, res.Err)
 	}
 	return nil
-}
-
-// byID reads a hook whatever its scope.
-func (s *Service) byID(ctx context.Context, id int64) (*Hook, error) {
-	h, err := s.scanHook(s.db.QueryRow(ctx, "SELECT "+hookColumns+" FROM webhook WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	return h, err
 }
 
 // HookRequest and HookResponse are the recorded request and response of a

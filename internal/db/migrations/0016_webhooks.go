@@ -9,7 +9,9 @@ import "github.com/cairn-forge/cairn/internal/db"
 // headers are stored encrypted. events is the comma-separated set of
 // selected event types. A hook_task is one delivery: written with the
 // change that caused it, filled in at each attempt; is_final once it
-// succeeded or will not be tried again (only those are pruned).
+// succeeded or will not be tried again (only those are pruned). The
+// queue gets an index of its leased jobs: with a backlog of deliveries,
+// counting the running ones must not read it all.
 func webhooks0016() db.Migration {
 	return db.Migration{Version: 16, Name: "webhooks", Statements: []string{
 		`CREATE TABLE webhook (
@@ -53,5 +55,15 @@ func webhooks0016() db.Migration {
 		) %OPTS%`,
 		`CREATE UNIQUE INDEX uq_hook_task_uuid ON hook_task (uuid)`,
 		`CREATE INDEX ix_hook_task_hook ON hook_task (hook_id, id)`,
+		// Pruning finds the newest finished deliveries of a hook without
+		// reading the ones still waiting.
+		`CREATE INDEX ix_hook_task_final ON hook_task (hook_id, is_final, id)`,
+		// The queue counts the jobs running in each group before it claims
+		// more: only leased rows, found without reading the backlog.
+		`CREATE INDEX ix_queue_job_leased ON queue_job (status, lease_until_ms, group_key)`,
+		// Due jobs are claimed oldest first (run_after_ms, id): with the id
+		// in the index PostgreSQL and MariaDB read the first ones without
+		// sorting the backlog (SQLite's index ends with the rowid anyway).
+		`CREATE INDEX ix_queue_job_due_order ON queue_job (status, run_after_ms, id)`,
 	}}
 }
