@@ -44,6 +44,7 @@ func serve(ctx context.Context, stdout io.Writer, getenv func(string) string, fo
 	a.logger = slog.Default() // built from [log] before open, in main
 	if a.cfg.Metrics.Enabled {
 		a.metrics = observe.NewMetrics(a.db.PoolStats)
+		a.metrics.AddQueue(a.queue.Counts)
 	}
 	// The health check needs the directory before the first repository.
 	if err := os.MkdirAll(a.cfg.RepositoryRoot(), 0o750); err != nil {

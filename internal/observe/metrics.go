@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"database/sql"
@@ -70,6 +71,39 @@ func NewMetrics(dbStats func() map[string]sql.DBStats) *Metrics {
 		m.reg.MustRegister(newDBCollector(dbStats))
 	}
 	return m
+}
+
+// AddQueue reports the durable queue at each scrape: cairn_queue_jobs by
+// kind and state (pending, failed), as counts reads them.
+func (m *Metrics) AddQueue(counts func(ctx context.Context) (map[string]map[string]int64, error)) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(&queueCollector{counts: counts, desc: prometheus.NewDesc("cairn_queue_jobs",
+		"Jobs of the durable queue (webhook deliveries), by kind and state: pending (waiting, retrying or running) or failed (given up).",
+		[]string{"kind", "state"}, nil)})
+}
+
+type queueCollector struct {
+	counts func(ctx context.Context) (map[string]map[string]int64, error)
+	desc   *prometheus.Desc
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	counts, err := c.counts(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	for kind, states := range counts {
+		for state, n := range states {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), kind, state)
+		}
+	}
 }
 
 // Registry is the registry the metrics live in.

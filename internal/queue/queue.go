@@ -428,6 +428,34 @@ func (q *Queue) recordOutcome(ctx context.Context, j *Job, jobErr error) error {
 	return err
 }
 
+// Counts counts the jobs of each kind by state: "pending" (waiting or
+// running) and "failed" (given up), for metrics.
+func (q *Queue) Counts(ctx context.Context) (map[string]map[string]int64, error) {
+	rows, err := q.db.Query(ctx, "SELECT kind, status, COUNT(*) FROM queue_job GROUP BY kind, status")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[string]int64{}
+	for rows.Next() {
+		var kind string
+		var status int
+		var n int64
+		if err := rows.Scan(&kind, &status, &n); err != nil {
+			return nil, err
+		}
+		if out[kind] == nil {
+			out[kind] = map[string]int64{"pending": 0, "failed": 0}
+		}
+		state := "pending"
+		if status == statusFailed {
+			state = "failed"
+		}
+		out[kind][state] += n
+	}
+	return out, rows.Err()
+}
+
 // Depth counts the pending jobs of each kind (metrics).
 func (q *Queue) Depth(ctx context.Context) (map[string]int64, error) {
 	rows, err := q.db.Query(ctx, "SELECT kind, COUNT(*) FROM queue_job WHERE status = ? GROUP BY kind", statusPending)

@@ -126,6 +126,10 @@ func TestRetryPermanentDedup(t *testing.T) {
 	if len(failed) != 2 || !strings.Contains(strings.Join(kinds, ","), "doomed:always") || !strings.Contains(strings.Join(kinds, ","), "broken:cannot") {
 		t.Fatalf("failed jobs = %v", kinds)
 	}
+	counts, err := q.Counts(ctx)
+	if err != nil || counts["doomed"]["failed"] != 1 || counts["broken"]["failed"] != 1 || counts["doomed"]["pending"] != 0 || len(counts["flaky"]) != 0 {
+		t.Fatalf("counts = %v, %v", counts, err)
+	}
 	// A failed job frees its key.
 	if err := q.Enqueue(ctx, "broken", nil, EnqueueOptions{Key: "k"}); err != nil {
 		t.Fatal(err)

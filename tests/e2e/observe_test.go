@@ -118,6 +118,16 @@ func TestObserveAccessLogHealthMetrics(t *testing.T) {
 	if r := s.Do("POST", "api/v1/user/repos", Token(s.AdminTok), JSON(map[string]any{"name": "obs", "auto_init": true})); r.Status != 201 {
 		t.Fatalf("create repo: %d %s", r.Status, r.Body)
 	}
+	// A test delivery to a host that cannot answer waits for its retry:
+	// the queue's depth shows it.
+	var hook struct {
+		ID int64 `json:"id"`
+	}
+	s.API("POST", "repos/"+adminName+"/obs/hooks", s.AdminTok, map[string]any{"type": "gitea", "active": true,
+		"config": map[string]string{"url": "http://ci.example.invalid/hook", "content_type": "json"}}).Decode(t, &hook)
+	if r := s.API("POST", fmt.Sprintf("repos/%s/obs/hooks/%d/tests", adminName, hook.ID), s.AdminTok, nil); r.Status != 204 {
+		t.Fatalf("test delivery: %d %s", r.Status, r.Body)
+	}
 	before := obsMetrics(t, s, metricsToken)
 	if !strings.Contains(before, `cairn_git_operations_total{service="upload-pack",transport="http"} 0`) {
 		t.Fatalf("git operations before the clone:\n%s", grepLines(before, "cairn_git"))
@@ -163,6 +173,7 @@ func TestObserveAccessLogHealthMetrics(t *testing.T) {
 		`go_sql_open_connections{db_name=`,
 		`go_goroutines`,
 		`process_resident_memory_bytes`,
+		`cairn_queue_jobs{kind="webhook.deliver",state="pending"} 1`,
 	} {
 		if !strings.Contains(after, want) {
 			t.Errorf("metrics lack %q", want)
