@@ -85,6 +85,20 @@ func TestReleaseSDK(t *testing.T) {
 	if got, _, _ := c.GetReleaseAttachment("acme", "pub", rel.ID, at.ID); got.DownloadCount != 1 {
 		t.Fatalf("download count %d", got.DownloadCount)
 	}
+	// Gitea's web address of the asset, by tag and name.
+	if r := k.s.Do("GET", "acme/pub/releases/download/v1.0/tool-linux.bin"); r.Status != 200 || string(r.Body) != "binary data" ||
+		!strings.Contains(r.Header.Get("Content-Disposition"), "tool-linux.bin") {
+		t.Fatalf("download by tag and name: %d %s %q", r.Status, r.Body, r.Header.Get("Content-Disposition"))
+	}
+	for _, p := range []string{"acme/pub/releases/download/v1.0/other.bin", "acme/pub/releases/download/v9/tool-linux.bin",
+		"acme/nope/releases/download/v1.0/tool-linux.bin"} {
+		if r := k.s.Do("GET", p); r.Status != 404 {
+			t.Errorf("GET %s: %d, want 404", p, r.Status)
+		}
+	}
+	if got, _, _ := c.GetReleaseAttachment("acme", "pub", rel.ID, at.ID); got.DownloadCount != 2 {
+		t.Fatalf("download count after the web download %d", got.DownloadCount)
+	}
 	if got, _, _ := c.GetRelease("acme", "pub", rel.ID); len(got.Attachments) != 1 {
 		t.Fatalf("release assets %d", len(got.Attachments))
 	}
@@ -142,6 +156,12 @@ func TestReleaseDraftsHidden(t *testing.T) {
 		if r := k.download(at.URL, opts...); r.Status != 404 {
 			t.Fatalf("reader downloads a draft's asset: %d", r.Status)
 		}
+		if r := k.s.Do("GET", "acme/pub/releases/download/v3/a.txt", opts...); r.Status != 404 {
+			t.Fatalf("reader downloads a draft's asset by tag and name: %d", r.Status)
+		}
+	}
+	if r := k.s.Do("GET", "acme/pub/releases/download/v3/a.txt", Token(k.writer.Token)); r.Status != 200 || string(r.Body) != "hello" {
+		t.Fatalf("writer downloads a draft's asset by tag and name: %d %s", r.Status, r.Body)
 	}
 	var list []releaseJSON
 	k.must(k.do("GET", base, k.writer.Token, nil), 200, "writer list").Decode(t, &list)

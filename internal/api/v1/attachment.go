@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -267,6 +269,45 @@ func (a *API) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 // file). The file is sent as a download with a Content-Type that a browser
 // will not render as a page, and the download is counted.
 func (a *API) ServeAttachment(w http.ResponseWriter, r *http.Request) {
+	uuid := r.PathValue("uuid")
+	a.serveAttachment(w, r, errs.NotFound("attachment does not exist [uuid: %s]", uuid),
+		func(ctx context.Context) (*issue.Attachment, error) { return a.Issues.GetAttachmentByUUID(ctx, uuid) })
+}
+
+// serveReleaseDownload serves GET /{owner}/{repo}/releases/download/{tag}/{name},
+// Gitea's web address of a release asset, with ServeAttachment's rules:
+// what the caller may not read answers 404 like what does not exist.
+func (a *API) serveReleaseDownload(w http.ResponseWriter, r *http.Request) {
+	ownerName, repoName := chi.URLParam(r, "owner"), chi.URLParam(r, "repo")
+	tag, name := chi.URLParam(r, "tag"), chi.URLParam(r, "name")
+	notFound := errs.NotFound("release asset does not exist [tag: %s, name: %s]", tag, name)
+	a.serveAttachment(w, r, notFound, func(ctx context.Context) (*issue.Attachment, error) {
+		rp, _, err := a.Repos.GetWithOwner(ctx, ownerName, repoName)
+		if err == nil {
+			var rel *release.Release
+			if rel, err = a.Releases.GetByTag(ctx, rp.ID, tag); err == nil && !rel.IsTag {
+				assets, err := a.Releases.Assets(ctx, []int64{rel.ID})
+				if err != nil {
+					return nil, err
+				}
+				for _, at := range assets[rel.ID] {
+					if at.Name == name {
+						return at, nil
+					}
+				}
+			}
+		}
+		if err != nil && !errs.IsNotFound(err) {
+			return nil, err
+		}
+		return nil, notFound
+	})
+}
+
+// serveAttachment authenticates the caller, finds the attachment, checks
+// that the caller may read it (notFound otherwise, whatever went wrong in
+// find) and sends it as a download.
+func (a *API) serveAttachment(w http.ResponseWriter, r *http.Request, notFound error, find func(ctx context.Context) (*issue.Attachment, error)) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, max-age=0, must-revalidate")
@@ -288,8 +329,7 @@ func (a *API) ServeAttachment(w http.ResponseWriter, r *http.Request) {
 			v = nil
 		}
 	}
-	notFound := errs.NotFound("attachment does not exist [uuid: %s]", r.PathValue("uuid"))
-	at, err := a.Issues.GetAttachmentByUUID(ctx, r.PathValue("uuid"))
+	at, err := find(ctx)
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -18,6 +18,10 @@ func (a *API) routes() chi.Router {
 		a.errorJSON(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
 	})
 
+	// Gitea's web address of a release asset (the repository's releases
+	// unit must be readable, as for /attachments/{uuid}).
+	r.Get("/{owner}/{repo}/releases/download/{tag}/{name}", a.serveReleaseDownload)
+
 	r.Route("/api/v1", func(r chi.Router) {
 		// Miscellaneous, no scope.
 		r.Get("/version", a.getVersion)
