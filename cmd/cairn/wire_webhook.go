@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/queue"
@@ -48,6 +49,19 @@ func (a *app) wireWebhooks() error {
 	}
 	a.webhooks = webhook.NewService(a.db, a.queue, client, box, webhook.Options{
 		Disabled: a.cfg.Security.DisableWebhooks, KeepDeliveries: w.DeliveriesKept, DisableAfter: w.DisableAfter,
+	})
+	// A push's size measurement (a walk of the repository's files) runs on
+	// the queue, once for a burst of pushes.
+	a.queue.Handle("repo.size", func(ctx context.Context, j *queue.Job) error {
+		id, err := strconv.ParseInt(string(j.Payload), 10, 64)
+		if err != nil {
+			return queue.Permanent(err)
+		}
+		return a.repos.UpdateSize(ctx, id)
+	})
+	a.repos.SetSizeLater(func(ctx context.Context, id int64) error {
+		return a.queue.Enqueue(ctx, "repo.size", []byte(strconv.FormatInt(id, 10)),
+			queue.EnqueueOptions{Key: strconv.FormatInt(id, 10), Delay: time.Second})
 	})
 	a.repos.AddCreateHook(func(ctx context.Context, _ *user.User, r *repo.Repository) error {
 		return a.webhooks.CopyDefaultHooks(ctx, r.ID)

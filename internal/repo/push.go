@@ -141,11 +141,20 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 			}
 		}
 	}
-	size := dirSize(path)
+	size := r.Size
+	if s.sizeLater == nil {
+		size = dirSize(path)
+	}
 	err = s.db.WithTx(ctx, func(ctx context.Context) error {
 		if _, err := s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
 			empty, branch, size, time.Now().Unix(), r.ID); err != nil {
 			return err
+		}
+		if s.sizeLater != nil {
+			// Walking the directory is left to the background.
+			if err := s.sizeLater(ctx, r.ID); err != nil {
+				return err
+			}
 		}
 		after := *r
 		after.IsEmpty, after.DefaultBranch, after.Size = empty, branch, size
@@ -164,6 +173,21 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 		l(ctx, r, req)
 	}
 	return nil
+}
+
+// SizeLater records, in the transaction ctx carries, that the size of a
+// repository must be measured again (UpdateSize, from a background job).
+type SizeLater func(ctx context.Context, repoID int64) error
+
+// SetSizeLater moves the measuring of a repository's size after a push off
+// the push's path; call it only while wiring. Without it, pushes measure it
+// at once.
+func (s *Service) SetSizeLater(f SizeLater) { s.sizeLater = f }
+
+// UpdateSize measures the directory of repository id and stores its size.
+func (s *Service) UpdateSize(ctx context.Context, id int64) error {
+	_, err := s.db.Exec(ctx, "UPDATE repository SET size = ? WHERE id = ?", dirSize(s.PathByID(id)), id)
+	return err
 }
 
 // dirSize sums the sizes of the files of a repository directory.

@@ -63,6 +63,7 @@ type Service struct {
 	labels        LabelInitializer
 	deleteHooks   []DeleteHook
 	createHooks   []CreateHook
+	sizeLater     SizeLater
 	pushTx        []PushTxListener
 	statusTx      []StatusTxListener
 	pushRules     []PushRule
