@@ -200,6 +200,7 @@ func (q *Queue) signal() {
 // On the way out it waits for running jobs to finish.
 func (q *Queue) Run(ctx context.Context) {
 	jobs := make(chan *Job)
+	outcomes := make(chan outcome, q.opts.Workers)
 	var wg sync.WaitGroup
 	// Running jobs are not cut short by the stop: they finish, or their
 	// lease lets a later run take them again.
@@ -209,10 +210,15 @@ func (q *Queue) Run(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				q.run(runCtx, j)
+				outcomes <- outcome{j, q.call(runCtx, j)}
 			}
 		}()
 	}
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		q.recordOutcomes(runCtx, outcomes)
+	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for ctx.Err() == nil {
@@ -240,6 +246,57 @@ func (q *Queue) Run(ctx context.Context) {
 	}
 	close(jobs)
 	wg.Wait()
+	close(outcomes)
+	<-recorded
+}
+
+// outcome is the result of one attempt, waiting to be recorded.
+type outcome struct {
+	job *Job
+	err error
+}
+
+// maxOutcomeBatch bounds how many outcomes one transaction records.
+const maxOutcomeBatch = 64
+
+// recordOutcomes records attempts' outcomes as they come, those that finish
+// together in one transaction: under load a commit then carries many jobs
+// instead of one each. A batch that fails is recorded job by job, so one
+// bad outcome cannot hold back the others.
+func (q *Queue) recordOutcomes(ctx context.Context, outcomes <-chan outcome) {
+	batch := make([]outcome, 0, maxOutcomeBatch)
+	for o := range outcomes {
+		batch = append(batch[:0], o)
+	drain:
+		for len(batch) < maxOutcomeBatch {
+			select {
+			case o, ok := <-outcomes:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		if err := q.record(ctx, batch...); err != nil && len(batch) > 1 {
+			for _, o := range batch {
+				err = q.record(ctx, o)
+				q.logRecordError(o, err)
+			}
+		} else if len(batch) == 1 {
+			q.logRecordError(batch[0], err)
+		}
+		for _, o := range batch {
+			q.done(o.job)
+		}
+	}
+}
+
+func (q *Queue) logRecordError(o outcome, err error) {
+	if err != nil {
+		slog.Error("queue: record the outcome of a job", "job", o.job.ID, "kind", o.job.Kind, "err", err)
+	}
 }
 
 // free is how many more jobs this process may take now.
@@ -341,23 +398,17 @@ func (q *Queue) claim(ctx context.Context, n int) ([]*Job, error) {
 	return out, nil
 }
 
-// run does one attempt of j and records its outcome.
-func (q *Queue) run(ctx context.Context, j *Job) {
-	defer func() {
-		q.mu.Lock()
-		q.busy--
-		if j.Group != "" {
-			if q.running[j.Group]--; q.running[j.Group] <= 0 {
-				delete(q.running, j.Group)
-			}
+// done frees the slot of a job whose outcome is recorded.
+func (q *Queue) done(j *Job) {
+	q.mu.Lock()
+	q.busy--
+	if j.Group != "" {
+		if q.running[j.Group]--; q.running[j.Group] <= 0 {
+			delete(q.running, j.Group)
 		}
-		q.mu.Unlock()
-		q.signal() // a slot and maybe a group are free again
-	}()
-	err := q.call(ctx, j)
-	if rerr := q.record(ctx, j, err); rerr != nil {
-		slog.Error("queue: record the outcome of a job", "job", j.ID, "kind", j.Kind, "err", rerr)
 	}
+	q.mu.Unlock()
+	q.signal() // a slot and maybe a group are free again
 }
 
 // call runs the handler of j, turning a panic into an error.
@@ -376,22 +427,35 @@ func (q *Queue) call(ctx context.Context, j *Job) (err error) {
 	return h(ctx, j)
 }
 
-// record deletes a done job, schedules the next attempt of a failed one, or
-// marks it failed for good. Only the lease holder may, so a job taken over
-// after its lease ran out is not recorded twice.
-func (q *Queue) record(ctx context.Context, j *Job, jobErr error) error {
+// record deletes done jobs, schedules the next attempt of failed ones, or
+// marks them failed for good, in one transaction. Only the lease holder
+// may, so a job taken over after its lease ran out is not recorded twice.
+func (q *Queue) record(ctx context.Context, outcomes ...outcome) error {
 	return q.db.WithTx(ctx, func(ctx context.Context) error {
 		if q.db.Dialect == db.Postgres {
 			if err := asyncCommit(ctx, q.db); err != nil {
 				return err
 			}
 		}
-		for _, f := range j.withOutcome {
-			if err := f(ctx); err != nil {
+		var doneIDs []int64
+		for _, o := range outcomes {
+			for _, f := range o.job.withOutcome {
+				if err := f(ctx); err != nil {
+					return err
+				}
+			}
+			if o.err == nil {
+				doneIDs = append(doneIDs, o.job.ID)
+			} else if err := q.recordFailure(ctx, o.job, o.err); err != nil {
 				return err
 			}
 		}
-		return q.recordOutcome(ctx, j, jobErr)
+		if len(doneIDs) == 0 {
+			return nil
+		}
+		_, err := q.db.Exec(ctx, "DELETE FROM queue_job WHERE lease_owner = ? AND id IN "+db.In(len(doneIDs)),
+			append([]any{q.owner}, db.Int64Args(doneIDs)...)...)
+		return err
 	})
 }
 
@@ -405,12 +469,9 @@ func asyncCommit(ctx context.Context, d *db.DB) error {
 	return err
 }
 
-func (q *Queue) recordOutcome(ctx context.Context, j *Job, jobErr error) error {
+// recordFailure schedules the next attempt of j, or marks it failed for good.
+func (q *Queue) recordFailure(ctx context.Context, j *Job, jobErr error) error {
 	now := q.now()
-	if jobErr == nil {
-		_, err := q.db.Exec(ctx, "DELETE FROM queue_job WHERE id = ? AND lease_owner = ?", j.ID, q.owner)
-		return err
-	}
 	msg := jobErr.Error()
 	if len(msg) > 4000 {
 		msg = msg[:4000]

@@ -226,3 +226,48 @@ func BenchmarkThroughput(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestOutcomeBatch: outcomes recorded together survive one of them failing
+// to record: the others are recorded on their own, and the failed one is
+// taken again once its lease runs out.
+func TestOutcomeBatch(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Workers: 8, Poll: 20 * time.Millisecond, Lease: 300 * time.Millisecond})
+	var runs sync.Map
+	release := make(chan struct{})
+	q.Handle("note", func(_ context.Context, j *Job) error {
+		n, _ := runs.LoadOrStore(string(j.Payload), new(atomic.Int64))
+		first := n.(*atomic.Int64).Add(1) == 1
+		<-release // all finish together, so their outcomes batch
+		if string(j.Payload) == "bad" && first {
+			j.WithOutcome(func(context.Context) error { return errors.New("cannot record") })
+		}
+		return nil
+	})
+	ctx := context.Background()
+	for i := range 6 {
+		if err := q.Enqueue(ctx, "note", []byte(fmt.Sprint(i)), EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Enqueue(ctx, "note", []byte("bad"), EnqueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runQueue(t, q)
+	waitFor(t, "all seven to start", func() bool {
+		n := 0
+		runs.Range(func(any, any) bool { n++; return true })
+		return n == 7
+	})
+	close(release)
+	waitFor(t, "the good ones to be recorded", func() bool { return count(t, d, "payload <> 'bad'") == 0 })
+	waitFor(t, "the bad one to be taken again and recorded", func() bool { return count(t, d, "1 = 1") == 0 })
+	for i := range 6 {
+		if n, _ := runs.Load(fmt.Sprint(i)); n.(*atomic.Int64).Load() != 1 {
+			t.Fatalf("job %d ran %d times", i, n.(*atomic.Int64).Load())
+		}
+	}
+	if n, _ := runs.Load("bad"); n.(*atomic.Int64).Load() != 2 {
+		t.Fatalf("the job whose outcome failed ran %d times, want 2", n.(*atomic.Int64).Load())
+	}
+}
