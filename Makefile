@@ -10,8 +10,12 @@ build:
 run:
 	go run ./cmd/cairn serve
 
-# test runs everything on SQLite, then the database-backed suites on PostgreSQL and MariaDB.
-test: test-sqlite test-postgres test-mysql
+# test runs everything on SQLite and the database-backed suites on PostgreSQL
+# and MariaDB, the three at once: each test has its own server and database,
+# and the suites spend much of their time waiting on git and the databases.
+# Each suite's output is printed whole when it ends.
+test:
+	@$(MAKE) --no-print-directory -j3 -O test-sqlite test-postgres test-mysql
 
 test-sqlite:
 	go test -count=1 -timeout 30m ./...
