@@ -191,6 +191,15 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.gpgKeys = signature.NewService(d, a.users)
 	a.signatures = signature.NewVerifier(d, a.users.Store, a.git, a.signer)
 	a.protect.SetVerifier(a.signatures)
+	// When the instance signs the commits it writes ([repository.signing];
+	// no account has two-factor sign-in yet, so "twofa" never holds).
+	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, nil)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.repos.SetCommitSigning(signing)
+	a.pulls.SetMergeSigning(signing, a.protect.ReviewRules)
 	a.users.AddDeleteHook(a.gpgKeys.UserDeleteHook())
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())

@@ -150,10 +150,12 @@ type RepositoryReleaseSection struct {
 }
 
 // RepositorySigningSection is [repository.signing]: the OpenPGP key the
-// instance signs its own commits with. INITIAL_COMMIT, MERGES and
-// CRUD_ACTIONS stay "not supported yet" until merges and the contents API
-// sign (repository.* in unsupported.go).
+// instance signs its own commits with, and when it does (Gitea's rules).
 type RepositorySigningSection struct {
+	InitialCommit []string `key:"INITIAL_COMMIT" default:"always" doc:"When the first commit of a new repository is signed: always, never, or all of pubkey (the creator has a GPG key), twofa (the creator uses two-factor sign-in)."`
+	CRUDActions   []string `key:"CRUD_ACTIONS" default:"pubkey, twofa, parentsigned" doc:"When commits of the contents API are signed: always, never, or all of pubkey, twofa, parentsigned (the parent commit is verified)."`
+	Merges        []string `key:"MERGES" default:"pubkey, twofa, basesigned, commitssigned" doc:"When merge commits (and rebased commits) are signed: always, never, or all of pubkey, twofa, approved (the base branch's required approvals are met), basesigned, headsigned, commitssigned (every commit of the pull request is verified)."`
+
 	SigningKey   string `key:"SIGNING_KEY" default:"none" doc:"Path of an unencrypted ASCII-armored OpenPGP private key file the instance signs its commits with; none (or default, since Cairn has no gpg keyring) signs nothing."`
 	SigningName  string `key:"SIGNING_NAME" default:"" doc:"Committer name of commits signed by the instance; empty: the key's first identity."`
 	SigningEmail string `key:"SIGNING_EMAIL" default:"" doc:"Committer e-mail of commits signed by the instance; empty: the key's first identity."`

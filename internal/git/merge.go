@@ -286,6 +286,10 @@ type MergeOptions struct {
 	// Author signs the merge or squash commit. Committer (default Author)
 	// commits it and the rebased commits. Zero times mean now.
 	Author, Committer Signature
+	// Sign, when set, signs every commit the merge writes (the merge or
+	// squash commit and rebased commits): it returns the armored
+	// signature of a commit object without its gpgsig header.
+	Sign func(payload []byte) (string, error)
 }
 
 // Merge builds the commit the base branch should move to for merging Head
@@ -351,7 +355,7 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 	if mb == h.SHA {
 		return b.SHA, nil // nothing to merge
 	}
-	mc := mergeCommit{message: opts.Message, author: author, committer: committer}
+	mc := mergeCommit{message: opts.Message, author: author, committer: committer, sign: opts.Sign}
 	switch opts.Style {
 	case MergeStyleFastForwardOnly:
 		if mb != b.SHA {
@@ -374,7 +378,7 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 		}
 		return g.commitTree(ctx, repoPath, tree, []string{b.SHA}, mc)
 	}
-	tip, err := g.rebase(ctx, repoPath, b, h, mb, committer)
+	tip, err := g.rebase(ctx, repoPath, b, h, mb, committer, opts.Sign)
 	if err != nil {
 		return "", err
 	}
@@ -388,6 +392,7 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 type mergeCommit struct {
 	message           string
 	author, committer Signature
+	sign              func(payload []byte) (string, error) // nil: unsigned
 }
 
 // commitTree writes a commit of tree with the given parents (commit-tree,
@@ -402,6 +407,9 @@ func (g *Git) commitTree(ctx context.Context, repoPath, tree string, parents []s
 		msg += "\n"
 	}
 	a, c := mc.author, mc.committer
+	if mc.sign != nil {
+		return g.writeSigned(ctx, repoPath, CommitPayload(tree, parents, a, c, msg), mc.sign)
+	}
 	out, err := cmd.Env(
 		"GIT_AUTHOR_NAME="+a.Name, "GIT_AUTHOR_EMAIL="+a.Email, "GIT_AUTHOR_DATE="+gitDate(a.When),
 		"GIT_COMMITTER_NAME="+c.Name, "GIT_COMMITTER_EMAIL="+c.Email, "GIT_COMMITTER_DATE="+gitDate(c.When),
@@ -427,7 +435,8 @@ type rebaseCommit struct {
 
 // rebase replays the non-merge commits of h that b lacks onto b (see Merge)
 // and returns the new tip (b itself when every commit was dropped).
-func (g *Git) rebase(ctx context.Context, repoPath string, b, h Commit, mb string, committer Signature) (Commit, error) {
+func (g *Git) rebase(ctx context.Context, repoPath string, b, h Commit, mb string, committer Signature,
+	sign func([]byte) (string, error)) (Commit, error) {
 	if mb == b.SHA {
 		return h, nil // a fast-forward: Head is the rebased branch
 	}
@@ -490,7 +499,7 @@ func (g *Git) rebase(ctx context.Context, repoPath string, b, h Commit, mb strin
 				continue // became empty
 			}
 		}
-		sha, err := g.writeRebased(ctx, repoPath, c, tree, tip.SHA, committerLine)
+		sha, err := g.writeRebased(ctx, repoPath, c, tree, tip.SHA, committerLine, sign)
 		if err != nil {
 			return Commit{}, err
 		}
@@ -587,7 +596,8 @@ func (g *Git) parentTrees(ctx context.Context, repoPath string, commits []rebase
 
 // writeRebased writes the replayed form of c: the given tree and parent,
 // c's author line, encoding and message verbatim, and a new committer.
-func (g *Git) writeRebased(ctx context.Context, repoPath string, c rebaseCommit, tree, parent, committerLine string) (string, error) {
+func (g *Git) writeRebased(ctx context.Context, repoPath string, c rebaseCommit, tree, parent, committerLine string,
+	sign func([]byte) (string, error)) (string, error) {
 	if strings.ContainsAny(c.authorLine+c.encoding+committerLine, "\n\x00") {
 		return "", fmt.Errorf("git: malformed commit %s", c.SHA)
 	}
@@ -598,6 +608,9 @@ func (g *Git) writeRebased(ctx context.Context, repoPath string, c rebaseCommit,
 	}
 	obj.WriteByte('\n')
 	obj.Write(c.message)
+	if sign != nil {
+		return g.writeSigned(ctx, repoPath, obj.Bytes(), sign)
+	}
 	out, err := g.repoCommand(repoPath, "hash-object", "-t", "commit", "-w", "--stdin").Stdin(&obj).Output(ctx)
 	if err != nil {
 		return "", err

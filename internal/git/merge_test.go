@@ -682,3 +682,51 @@ func TestMergeKeepsEncodingAndAuthorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSigned: with Sign set, every commit a merge writes carries the
+// signature of exactly its own object without the gpgsig header, and the
+// same tree and identities as an unsigned merge.
+func TestMergeSigned(t *testing.T) {
+	g := newTestGit(t)
+	ctx := t.Context()
+	repo, _, m1, _, f2 := mergeRepo(t, g, ObjectFormatSHA1)
+	signed := map[string]bool{}
+	sign := func(payload []byte) (string, error) {
+		signed[string(payload)] = true
+		return fmt.Sprintf("-----BEGIN PGP SIGNATURE-----\n\nsig%d\n-----END PGP SIGNATURE-----\n", len(signed)), nil
+	}
+	for _, style := range []string{MergeStyleMerge, MergeStyleSquash, MergeStyleRebase, MergeStyleRebaseMerge} {
+		plain, err := g.Merge(ctx, repo, mergeOpts(style, m1, f2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := mergeOpts(style, m1, f2)
+		o.Sign = sign
+		sha, err := g.Merge(ctx, repo, o)
+		if err != nil {
+			t.Fatalf("%s: %v", style, err)
+		}
+		if got, want := getCommit(t, g, repo, sha).Tree, getCommit(t, g, repo, plain).Tree; got != want {
+			t.Fatalf("%s: signed tree %s, unsigned %s", style, got, want)
+		}
+		// Every commit the merge wrote (on top of the base, not among
+		// the head's own) is signed.
+		out, err := g.repoCommand(repo, "rev-list").Values(sha, "^"+m1, "^"+f2).Output(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := strings.Fields(string(out))
+		if want := map[string]int{MergeStyleMerge: 1, MergeStyleSquash: 1, MergeStyleRebase: 2, MergeStyleRebaseMerge: 3}[style]; len(written) != want {
+			t.Fatalf("%s wrote %d commits, want %d", style, len(written), want)
+		}
+		commits, err := g.ReadCommits(ctx, repo, written)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range commits {
+			if c.Signature == "" || !signed[c.Payload] {
+				t.Fatalf("%s: commit %s not signed over its payload (signature %q)", style, c.SHA, c.Signature)
+			}
+		}
+	}
+}

@@ -123,10 +123,22 @@ func (g *Git) writeSignedCommitOf(ctx context.Context, repoPath, tree, parent st
 	if parent != "" {
 		parents = []string{parent}
 	}
-	payload := CommitPayload(tree, parents, author, committer, msg)
+	return g.writeSigned(ctx, repoPath, CommitPayload(tree, parents, author, committer, msg), sign)
+}
+
+// writeSigned signs payload (a commit object without gpgsig header) with
+// sign and writes the signed commit.
+func (g *Git) writeSigned(ctx context.Context, repoPath string, payload []byte, sign func([]byte) (string, error)) (string, error) {
 	sig, err := sign(payload)
 	if err != nil {
 		return "", fmt.Errorf("git: signing the commit: %w", err)
 	}
-	return g.WriteSignedCommit(ctx, repoPath, nil, payload, sig)
+	sha, err := g.WriteSignedCommit(ctx, repoPath, nil, payload, sig)
+	if err != nil {
+		return "", err
+	}
+	if !IsSHA(sha) {
+		return "", fmt.Errorf("git: unexpected hash-object output %q", sha)
+	}
+	return sha, nil
 }

@@ -27,6 +27,7 @@ func (s *Service) ReviewRules(ctx context.Context, r *repo.Repository, branch st
 
 func reviewRules(rule *BranchRule) pull.ReviewRules {
 	return pull.ReviewRules{
+		Protected:                     true,
 		RequiredApprovals:             int(rule.RequiredApprovals),
 		EnableApprovalsWhitelist:      rule.EnableApprovalsWhitelist,
 		ApprovalsWhitelistUserIDs:     rule.ApprovalsWhitelistUserIDs,

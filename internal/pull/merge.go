@@ -85,6 +85,21 @@ type MergeContext struct {
 // refusals). Branch protection adds its rules as checks.
 type MergeCheck func(ctx context.Context, mc *MergeContext) error
 
+// MergeSigning decides, by [repository.signing] MERGES, whether the
+// instance signs the commits of merging head into base for doer; approved
+// tells whether the base branch's rule is met by approvals. It returns the
+// signing function (nil: unsigned).
+type MergeSigning interface {
+	Merge(ctx context.Context, doer *user.User, repoPath, base, head string,
+		approved func(ctx context.Context) (bool, error)) (func(payload []byte) (string, error), error)
+}
+
+// SetMergeSigning sets the signing decision of merges and the review rules
+// its "approved" condition reads; call it only while wiring.
+func (s *Service) SetMergeSigning(m MergeSigning, rules ReviewRulesFunc) {
+	s.signing, s.signingRules = m, rules
+}
+
 // AddMergeCheck registers a check; call it only while wiring.
 func (s *Service) AddMergeCheck(c MergeCheck) { s.checks = append(s.checks, c) }
 
@@ -295,8 +310,13 @@ func (s *Service) makeMerge(ctx context.Context, mc *MergeContext, path, baseSHA
 			author.When = committer.When
 		}
 	}
-	out, err := s.git.Merge(ctx, path, git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA,
-		Message: msg, Author: author, Committer: committer})
+	opts := git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA, Message: msg, Author: author, Committer: committer}
+	if s.signing != nil && mc.Opts.Style != StyleFastForwardOnly {
+		if opts.Sign, err = s.signing.Merge(ctx, mc.Doer, path, baseSHA, headSHA, s.approvedForSigning(s.signingRules, mc)); err != nil {
+			return "", err
+		}
+	}
+	out, err := s.git.Merge(ctx, path, opts)
 	switch {
 	case err == nil:
 		return out, nil

@@ -10,6 +10,8 @@ import (
 // ReviewRules are the review requirements of a base branch (branch
 // protection supplies them); the zero value requires nothing.
 type ReviewRules struct {
+	// Protected tells that a rule protects the branch.
+	Protected bool
 	// RequiredApprovals is how many official, undismissed approvals a
 	// merge needs.
 	RequiredApprovals int
@@ -122,4 +124,22 @@ func (s *Service) reviewState(ctx context.Context, p *PullRequest, rr ReviewRule
 		st.OfficialRequests = ok
 	}
 	return st, nil
+}
+
+// approvedForSigning is the "approved" condition of [repository.signing]
+// MERGES, as Gitea: a rule protects the base branch and at least one
+// approval counts under it.
+func (s *Service) approvedForSigning(rules ReviewRulesFunc, mc *MergeContext) func(ctx context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		if rules == nil {
+			return false, nil
+		}
+		rr, err := rules(ctx, mc.Repo, mc.Pull.BaseBranch)
+		if err != nil || !rr.Protected {
+			return false, err
+		}
+		rr.RequiredApprovals = 1
+		st, err := s.reviewState(ctx, mc.Pull, rr)
+		return st.Approvals >= 1, err
+	}
 }

@@ -76,6 +76,10 @@ type Service struct {
 	// merging holds one lock per pull request being merged.
 	merging sync.Map
 	checks  []MergeCheck
+	// signing and signingRules decide whether merges are signed (nil:
+	// never).
+	signing      MergeSigning
+	signingRules ReviewRulesFunc
 }
 
 // NewService returns the pull request service; Run starts its background

@@ -492,6 +492,11 @@ func (s *Service) ChangeFiles(ctx context.Context, r *Repository, doer *user.Use
 		case tip != "":
 			co.ExpectedSHA, old = tip, tip
 		}
+		if s.signing != nil {
+			if co.Sign, err = s.signing.CRUD(ctx, doer, path, tip); err != nil {
+				return nil, err
+			}
+		}
 		sha, err = s.Git.CommitFiles(ctx, path, co)
 		if err == nil {
 			break

@@ -70,7 +70,23 @@ type Service struct {
 	pushListeners []PushListener
 	// statusListeners hear of new commit statuses.
 	statusListeners []StatusListener
+	// signing decides whether the commits Cairn writes are signed (nil:
+	// never).
+	signing CommitSigning
 }
+
+// CommitSigning decides, by [repository.signing], whether the instance
+// signs a commit it writes for doer, and returns the signing function (nil:
+// unsigned).
+type CommitSigning interface {
+	// Initial is for the first commit of a new repository.
+	Initial(ctx context.Context, doer *user.User) (func(payload []byte) (string, error), error)
+	// CRUD is for a contents API commit on parent ("" for none).
+	CRUD(ctx context.Context, doer *user.User, repoPath, parent string) (func(payload []byte) (string, error), error)
+}
+
+// SetCommitSigning sets the signing decisions; call it only while wiring.
+func (s *Service) SetCommitSigning(c CommitSigning) { s.signing = c }
 
 // NewService returns the repository service; repositories live under
 // <data>/repositories/<id>.git, so renames and transfers touch no files.
@@ -283,7 +299,13 @@ func (s *Service) Create(ctx context.Context, doer, owner *user.User, o CreateOp
 			changes = append(changes, git.FileChange{Op: git.ChangeCreate, Path: p, Content: strings.NewReader(string(files[p]))})
 		}
 		sig := s.Signature(doer)
-		if _, err := s.Git.CommitFiles(ctx, path, git.CommitFilesOptions{Branch: branch, Message: "Initial commit", Author: sig, Changes: changes}); err != nil {
+		co := git.CommitFilesOptions{Branch: branch, Message: "Initial commit", Author: sig, Changes: changes}
+		if s.signing != nil {
+			if co.Sign, err = s.signing.Initial(ctx, doer); err != nil {
+				return nil, cleanup(err)
+			}
+		}
+		if _, err := s.Git.CommitFiles(ctx, path, co); err != nil {
 			return nil, cleanup(err)
 		}
 		r.IsEmpty = false
