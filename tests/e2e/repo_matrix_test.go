@@ -130,7 +130,7 @@ func TestRepoPermissionMatrix(t *testing.T) {
 		"collaborators", "keys", "assignees", "new_pin_allowed", "teams", "times", "issue_templates", "issue_config", "git/notes/main", "licenses", "commits/main/status", "commits/main/statuses",
 		"pulls", "pulls?state=all&sort=recentupdate", "pulls/1", "pulls/1.diff", "pulls/1.patch", "pulls/1/files", "pulls/1/commits",
 		"pulls/main/feat", "pulls/pinned", "pulls/1/reviews",
-		"releases", "releases/latest", "releases/tags/v1",
+		"releases", "releases/latest", "releases/tags/v1", "signing-key.gpg",
 	}
 	for _, spec := range specs {
 		full := spec.full

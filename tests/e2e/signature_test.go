@@ -204,6 +204,47 @@ func TestSignatureGPGAndSSH(t *testing.T) {
 		t.Errorf("list verification: %v", got)
 	}
 
+	// A branch's tip and an annotated tag are verified as commits are.
+	tagObj := "object " + gpgSigned + "\ntype commit\ntag v-signed\ntagger " +
+		fmt.Sprintf("Signer <signer@example.com> %d +0000", time.Now().Unix()) + "\n\nsigned tag\n"
+	var tagSig bytes.Buffer
+	if err := openpgp.ArmoredDetachSign(&tagSig, ent, strings.NewReader(tagObj), nil); err != nil {
+		t.Fatal(err)
+	}
+	tagFile := filepath.Join(t.TempDir(), "tag")
+	os.WriteFile(tagFile, []byte(tagObj+tagSig.String()), 0o600)
+	tagSHA := sigGit(t, work, "hash-object", "-t", "tag", "-w", tagFile)
+	sigGit(t, work, "update-ref", "refs/tags/v-signed", tagSHA)
+	sigGit(t, work, "push", "-q", "origin", gpgSigned+":refs/heads/gpg", "refs/tags/v-signed")
+	var br struct {
+		Commit struct {
+			Verification struct {
+				Verified bool
+				Reason   string
+			}
+		}
+	}
+	s.API("GET", "repos/signer/signed/branches/gpg", u.Token, nil).Decode(t, &br)
+	if !br.Commit.Verification.Verified || br.Commit.Verification.Reason != "signer / "+k.KeyID {
+		t.Errorf("branch gpg: verification %+v", br.Commit.Verification)
+	}
+	s.API("GET", "repos/signer/signed/branches/main", u.Token, nil).Decode(t, &br)
+	if br.Commit.Verification.Verified || br.Commit.Verification.Reason != "gpg.error.no_gpg_keys_found" {
+		t.Errorf("branch main (tip signed by an unknown key): verification %+v", br.Commit.Verification)
+	}
+	var tag struct {
+		Verification struct {
+			Verified bool
+			Reason   string
+			Signer   *struct{ Username string }
+		}
+	}
+	s.API("GET", "repos/signer/signed/git/tags/"+tagSHA, u.Token, nil).Decode(t, &tag)
+	if !tag.Verification.Verified || tag.Verification.Reason != "signer / "+k.KeyID || tag.Verification.Signer == nil ||
+		tag.Verification.Signer.Username != "signer" {
+		t.Errorf("signed tag: verification %+v", tag.Verification)
+	}
+
 	// The instance's public key.
 	resp := s.Do("GET", "api/v1/signing-key.gpg")
 	if resp.Status != 200 || !strings.Contains(string(resp.Body), "BEGIN PGP PUBLIC KEY BLOCK") {

@@ -52,6 +52,15 @@ func TestInstanceSignsCommits(t *testing.T) {
 	const full = "alice/proj"
 	createRepo(t, s, alice, "proj", false)
 
+	// The repository's signing key is the instance's.
+	global := s.Do("GET", "api/v1/signing-key.gpg")
+	mustStatus(t, global, http.StatusOK, "signing key")
+	perRepo := s.Do("GET", "api/v1/repos/"+full+"/signing-key.gpg", Token(alice.Token))
+	mustStatus(t, perRepo, http.StatusOK, "repository signing key")
+	if len(global.Body) == 0 || string(perRepo.Body) != string(global.Body) {
+		t.Fatalf("repository signing key %q, instance %q", perRepo.Body, global.Body)
+	}
+
 	// INITIAL_COMMIT (default always): the auto-init commit is signed.
 	initial := prBranchSHA(t, s, alice.Token, full, "main")
 	if ok, reason, signer, _ := commitVerification(t, s, alice.Token, full, initial); !ok || signer != "cairn@example.com" {

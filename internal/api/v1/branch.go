@@ -16,7 +16,8 @@ import (
 const maxRefNameLen = 100
 
 // toBranches renders branches for the caller: their tips are read in one
-// git process and their authors' accounts in one query.
+// git process, their authors' accounts in one query and their signatures
+// checked with a fixed number of queries.
 func (a *API) toBranches(ctx context.Context, r *http.Request, rc *repoContext, branches []git.Branch) ([]*types.Branch, error) {
 	out := make([]*types.Branch, 0, len(branches))
 	if len(branches) == 0 {
@@ -31,6 +32,10 @@ func (a *API) toBranches(ctx context.Context, r *http.Request, rc *repoContext, 
 		return nil, err
 	}
 	users, err := a.usersByEmail(ctx, viewer(r), commitEmails(commits))
+	if err != nil {
+		return nil, err
+	}
+	verified, err := a.verifications(ctx, commits)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +54,7 @@ func (a *API) toBranches(ctx context.Context, r *http.Request, rc *repoContext, 
 			Name: b.Name, Commit: a.toPayloadCommit(rc, commits[i], users), StatusCheckContexts: []string{},
 			UserCanPush: canWrite, UserCanMerge: canWrite,
 		}
+		br.Commit.Verification = verified[i]
 		if rule := rules.Match(b.Name); rule != nil {
 			br.Protected, br.RequiredApprovals, br.EnableStatusCheck = true, rule.RequiredApprovals, rule.EnableStatusCheck
 			br.EffectiveBranchProtectionName = rule.RuleName

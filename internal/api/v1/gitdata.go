@@ -388,10 +388,18 @@ func (a *API) getAnnotatedTag(w http.ResponseWriter, r *http.Request) {
 	out := &types.AnnotatedTag{
 		Tag: tag.Name, SHA: tag.SHA, URL: base + "/git/tags/" + tag.SHA, Message: tag.Message,
 		Object:       &types.AnnotatedTagObject{Type: git.TypeCommit, URL: base + "/git/commits/" + commit, SHA: commit},
-		Verification: verification(tag.Signature, tag.Payload),
 	}
+	// A tag's signature is checked as a commit's, against its tagger.
+	signed := git.CommitObject{Commit: git.Commit{SHA: tag.SHA}, Signature: tag.Signature, Payload: tag.Payload}
 	if tag.Tagger != nil {
 		out.Tagger = commitUser(*tag.Tagger, true)
+		signed.Committer = *tag.Tagger
 	}
+	verified, err := a.verifications(ctx, []git.CommitObject{signed})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out.Verification = verified[0]
 	writeJSON(w, http.StatusOK, out)
 }

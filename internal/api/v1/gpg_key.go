@@ -137,8 +137,9 @@ func (a *API) verifyMyGPGKey(w http.ResponseWriter, r *http.Request) {
 	a.writeGPGKey(w, r, http.StatusOK, doer(r), k)
 }
 
-// getSigningKey serves GET /signing-key.gpg: the instance's armored public
-// key, or (as Gitea) an empty 200 answer when it signs nothing.
+// getSigningKey serves GET /signing-key.gpg and GET
+// /repos/{owner}/{repo}/signing-key.gpg: the instance's armored public key,
+// or (as Gitea) an empty 200 answer when it signs nothing.
 func (a *API) getSigningKey(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)

@@ -439,10 +439,15 @@ func (a *API) pushPayload(ctx context.Context, r *repo.Repository, pusherID int6
 		}
 		return pc
 	}
+	verified, err := a.verifications(ctx, objs)
+	if err != nil {
+		return nil, err
+	}
 	commits := make([]*types.PayloadCommit, 0, len(shas))
 	var head *types.PayloadCommit
 	for i, c := range objs {
 		pc := toCommit(c)
+		pc.Verification = verified[i]
 		if i == 0 {
 			head = pc
 		}

@@ -8,6 +8,9 @@ func (a *API) repoRoutes(r chi.Router) {
 	r.Get("/", a.getRepo)
 	r.With(a.reqRepoAdmin).Patch("/", a.editRepo)
 	r.With(a.reqRepoOwner).Delete("/", a.deleteRepo)
+	// The key the instance signs this repository's commits with (one key
+	// for every repository).
+	r.Get("/signing-key.gpg", a.getSigningKey)
 	a.deployKeyRoutes(r)
 	a.repoRelationRoutes(r)
 	a.gitRoutes(r)
