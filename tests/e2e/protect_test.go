@@ -257,8 +257,14 @@ func TestProtectPush(t *testing.T) {
 	out, failed = protectGit(t, cw, "push", "origin", ":refs/tags/v1")
 	wantRefused(t, out, failed, "Tag v1 is protected", "carol deletes a tag")
 	r = s.API("POST", "repos/alice/proj/tags", carol.Token, map[string]any{"tag_name": "v2", "target": "main"})
-	wantStatus(t, r, http.StatusForbidden, "Tag v2 is protected", "tag API")
-	mustStatus(t, s.API("DELETE", "repos/alice/proj/tags/v1", carol.Token, nil), http.StatusForbidden, "tag API deletion")
+	wantStatus(t, r, http.StatusUnprocessableEntity, "user not allowed to create protected tag", "tag API")
+	wantStatus(t, s.API("DELETE", "repos/alice/proj/tags/v1", carol.Token, nil), http.StatusUnprocessableEntity,
+		"user not allowed to delete protected tag", "tag API deletion")
+	wantStatus(t, s.API("POST", "repos/alice/proj/releases", carol.Token, map[string]any{"tag_name": "v3", "name": "v3"}),
+		http.StatusUnprocessableEntity, "user not allowed to create protected tag", "release with a new protected tag")
+	if r := s.API("GET", "repos/alice/proj/releases/tags/v3", alice.Token, nil); r.Status != http.StatusNotFound {
+		t.Fatalf("a refused release was kept: %d %s", r.Status, r.Body)
+	}
 	mustStatus(t, s.API("DELETE", "repos/alice/proj/tags/v1", bob.Token, nil), http.StatusNoContent, "allowlisted tag deletion")
 
 	// Rules leave with their repository.

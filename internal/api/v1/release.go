@@ -251,6 +251,9 @@ func (a *API) ensureReleaseTag(r *http.Request, rc *repoContext, name, target st
 		}
 		return err
 	})
+	if errs.Is(err, errs.KindForbidden) {
+		err = tagRuleRefusal("user not allowed to create protected tag")
+	}
 	return commit, err
 }
 

@@ -186,6 +186,9 @@ func (a *API) createTag(w http.ResponseWriter, r *http.Request) {
 		up[0].NewSHA = t.ObjectSHA
 		return nil
 	})
+	if errs.Is(err, errs.KindForbidden) {
+		err = tagRuleRefusal("user not allowed to create protected tag")
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -222,9 +225,19 @@ func (a *API) deleteTag(w http.ResponseWriter, r *http.Request) {
 		}
 		return err
 	})
+	if errs.Is(err, errs.KindForbidden) {
+		err = tagRuleRefusal("user not allowed to delete protected tag")
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	empty(w, http.StatusNoContent)
+}
+
+// tagRuleRefusal is Gitea's answer to a tag change the tag protection
+// rules refuse (the only push rules that apply to tags): 422 with its
+// message.
+func tagRuleRefusal(msg string) error {
+	return errs.Invalid("%s", msg)
 }
