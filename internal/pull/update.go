@@ -100,6 +100,14 @@ func (s *Service) Update(ctx context.Context, doer *user.User, base *repo.Reposi
 	if gstyle == StyleRebase {
 		opts = git.MergeOptions{Style: gstyle, Base: baseSHA, Head: headSHA, Committer: sig, Author: sig}
 	}
+	if s.signing != nil {
+		// Signed by the MERGES rules, with the branch being moved as the
+		// base; an update is approved by nobody.
+		notApproved := func(context.Context) (bool, error) { return false, nil }
+		if opts.Sign, err = s.signing.Merge(ctx, doer, headPath, opts.Base, opts.Head, notApproved); err != nil {
+			return err
+		}
+	}
 	next, err := s.git.Merge(ctx, headPath, opts)
 	if errors.Is(err, git.ErrMergeConflict) {
 		return errs.Conflict("merge failed because of conflict")

@@ -77,7 +77,8 @@ func TestInstanceSignsCommits(t *testing.T) {
 	if _, _, err := s.Client(alice.Token).CreateGPGKey(gitea.CreateGPGKeyOption{ArmoredKey: pub}); err != nil {
 		t.Fatal(err)
 	}
-	topics := map[string]string{"merge": "topic-merge", "squash": "topic-squash", "rebase": "topic-rebase", "rebase-merge": "topic-rm"}
+	topics := map[string]string{"merge": "topic-merge", "squash": "topic-squash", "rebase": "topic-rebase", "rebase-merge": "topic-rm",
+		"update": "topic-update"}
 	for style, branch := range topics {
 		prCommit(t, s, alice.Token, full, branch, "main", map[string]string{branch + ".txt": style + "\n"})
 		tip := prBranchSHA(t, s, alice.Token, full, branch)
@@ -113,5 +114,19 @@ func TestInstanceSignsCommits(t *testing.T) {
 		if parents != wantParents {
 			t.Fatalf("%s: the new tip has %d parents, want %d", style, parents, wantParents)
 		}
+	}
+
+	// Updating a pull request's head with its base signs the merge too.
+	pr, _, err := s.Client(alice.Token).CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "topic-update", Base: "main", Title: "update"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := prBranchSHA(t, s, alice.Token, full, "topic-update")
+	mustStatus(t, s.Do("POST", fmt.Sprintf("api/v1/repos/%s/pulls/%d/update?style=merge", full, pr.Index), Token(alice.Token)),
+		http.StatusOK, "update the head")
+	tip := prBranchSHA(t, s, alice.Token, full, "topic-update")
+	if ok, reason, signer, parents := commitVerification(t, s, alice.Token, full, tip); tip == before || parents != 2 || !ok ||
+		signer != "cairn@example.com" {
+		t.Fatalf("updated head %s (was %s): %d parents, verified %v (%s), signer %q", tip, before, parents, ok, reason, signer)
 	}
 }
