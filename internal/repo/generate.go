@@ -119,9 +119,26 @@ func (s *Service) copyTemplateContent(ctx context.Context, doer *user.User, tmpl
 		"GIT_AUTHOR_NAME=" + sig.Name, "GIT_AUTHOR_EMAIL=" + sig.Email, "GIT_AUTHOR_DATE=" + date,
 		"GIT_COMMITTER_NAME=" + sig.Name, "GIT_COMMITTER_EMAIL=" + sig.Email, "GIT_COMMITTER_DATE=" + date,
 	}
-	out, err = s.Git.Command("commit-tree").Env(env...).Values(tree).
-		Stdin(strings.NewReader("Initial commit\n")).Repo(dst).Output(ctx)
-	if err != nil {
+	var sign func([]byte) (string, error)
+	if s.signing != nil {
+		if sign, err = s.signing.Initial(ctx, doer); err != nil {
+			return err
+		}
+	}
+	if sign != nil {
+		// Signed by INITIAL_COMMIT, as a new repository's first commit.
+		payload := git.CommitPayload(tree, nil, sig, sig, "Initial commit\n")
+		signature, err := sign(payload)
+		if err != nil {
+			return err
+		}
+		commit, err := s.Git.WriteSignedCommit(ctx, dst, []string{alt}, payload, signature)
+		if err != nil {
+			return err
+		}
+		out = []byte(commit)
+	} else if out, err = s.Git.Command("commit-tree").Env(env...).Values(tree).
+		Stdin(strings.NewReader("Initial commit\n")).Repo(dst).Output(ctx); err != nil {
 		return err
 	}
 	commit := strings.TrimSpace(string(out))

@@ -67,6 +67,15 @@ func TestInstanceSignsCommits(t *testing.T) {
 		t.Fatalf("initial commit: verified %v (%s), signer %q", ok, reason, signer)
 	}
 
+	// So is the first commit of a repository generated from a template.
+	mustStatus(t, s.Do("PATCH", "api/v1/repos/"+full, Token(alice.Token), JSON(map[string]any{"template": true})), http.StatusOK, "make a template")
+	mustStatus(t, s.Do("POST", "api/v1/repos/"+full+"/generate", Token(alice.Token),
+		JSON(map[string]any{"owner": "alice", "name": "generated", "git_content": true})), http.StatusCreated, "generate")
+	generated := prBranchSHA(t, s, alice.Token, "alice/generated", "main")
+	if ok, reason, signer, _ := commitVerification(t, s, alice.Token, "alice/generated", generated); !ok || signer != "cairn@example.com" {
+		t.Fatalf("generated repository's commit: verified %v (%s), signer %q", ok, reason, signer)
+	}
+
 	// CRUD_ACTIONS = pubkey: unsigned while alice has no GPG key.
 	prCommit(t, s, alice.Token, full, "early", "main", map[string]string{"early.txt": "e\n"})
 	if ok, reason, _, _ := commitVerification(t, s, alice.Token, full, prBranchSHA(t, s, alice.Token, full, "early")); ok ||
