@@ -387,7 +387,7 @@ func (a *API) getAnnotatedTag(w http.ResponseWriter, r *http.Request) {
 	base := a.repoAPIURL(rc)
 	out := &types.AnnotatedTag{
 		Tag: tag.Name, SHA: tag.SHA, URL: base + "/git/tags/" + tag.SHA, Message: tag.Message,
-		Object:       &types.AnnotatedTagObject{Type: git.TypeCommit, URL: base + "/git/commits/" + commit, SHA: commit},
+		Object: &types.AnnotatedTagObject{Type: git.TypeCommit, URL: base + "/git/commits/" + commit, SHA: commit},
 	}
 	// A tag's signature is checked as a commit's, against its tagger.
 	signed := git.CommitObject{Commit: git.Commit{SHA: tag.SHA}, Signature: tag.Signature, Payload: tag.Payload}
