@@ -1,15 +1,9 @@
 package signature
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
 	"github.com/cairn-forge/cairn/internal/config"
 )
@@ -19,19 +13,7 @@ import (
 // the list, no key signs nothing.
 func TestPolicy(t *testing.T) {
 	e := setup(t)
-	ent, _ := newEntity(t, "Cairn", "cairn@example.org", nil)
-	var buf bytes.Buffer
-	w, _ := armor.Encode(&buf, openpgp.PrivateKeyType, nil)
-	if err := ent.SerializePrivate(w, nil); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	file := filepath.Join(t.TempDir(), "key.asc")
-	os.WriteFile(file, buf.Bytes(), 0o600)
-	signer, err := NewSigner(signingConfig(file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, signer := instanceKey(t)
 	ver := NewVerifier(e.ver.db, e.ver.users, e.git, signer)
 	alice := e.user(t, "alice")
 	policy := func(c config.RepositorySigningSection, twoFA bool) *Policy {

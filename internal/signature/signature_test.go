@@ -254,8 +254,10 @@ func TestVerifyGPG(t *testing.T) {
 	}
 }
 
-func TestSignerAndInstanceKey(t *testing.T) {
-	e := setup(t)
+// instanceKey writes an unencrypted private key for the instance, Cairn
+// <cairn@example.org>, and returns its file and the signer loaded from it.
+func instanceKey(t *testing.T) (string, *Signer) {
+	t.Helper()
 	ent, _ := newEntity(t, "Cairn", "cairn@example.org", nil)
 	var buf bytes.Buffer
 	w, _ := armor.Encode(&buf, openpgp.PrivateKeyType, nil)
@@ -264,11 +266,19 @@ func TestSignerAndInstanceKey(t *testing.T) {
 	}
 	w.Close()
 	file := filepath.Join(t.TempDir(), "key.asc")
-	os.WriteFile(file, buf.Bytes(), 0o600)
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	s, err := NewSigner(signingConfig(file))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return file, s
+}
+
+func TestSignerAndInstanceKey(t *testing.T) {
+	e := setup(t)
+	_, s := instanceKey(t)
 	if s.Name() != "Cairn" || s.Email() != "cairn@example.org" || !strings.Contains(s.PublicKey(), "BEGIN PGP PUBLIC KEY BLOCK") {
 		t.Fatalf("signer %q %q", s.Name(), s.Email())
 	}
