@@ -3,9 +3,7 @@ package issue
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -117,10 +117,81 @@ func CheckAttachmentType(allowed []string, name string, head []byte) error {
 	return errs.InvalidField("attachment", "this file cannot be uploaded: its %s is not allowed (allowed: %s)", what, strings.Join(entries, ", "))
 }
 
+// UploadAttachment stores body as a new attachment of issue is (c nil) or
+// of comment c. The file is streamed to storage (never held in memory), its
+// size counted on the way; a forbidden type answers 422 and a file over the
+// limit 413, and nothing is kept in either case. Read errors of body are
+// returned wrapped, so the caller can recognise its own.
+func (s *Service) UploadAttachment(ctx context.Context, doer *user.User, r *repo.Repository, is *Issue, c *Comment, name string, body io.Reader, lim AttachmentLimits) (*Attachment, error) {
+	if s.files == nil {
+		return nil, errors.New("attachment storage is not configured")
+	}
+	name, err := CleanAttachmentName(name)
+	if err != nil {
+		return nil, err
+	}
+	key, size, err := StoreUpload(ctx, s.files, name, body, lim)
+	if err != nil {
+		return nil, err
+	}
+	at := &Attachment{UUID: key, RepoID: r.ID, IssueID: is.ID, UploaderID: doer.ID, Name: name, Size: size, Created: time.Now()}
+	if c != nil {
+		at.CommentID = c.ID
+	}
+	if err := s.InsertUploaded(ctx, at); err != nil {
+		return nil, err
+	}
+	return at, nil
+}
+
+// StoreUpload streams body into files under a new random key: its type
+// (by name and first bytes) must be allowed by lim (422) and its size
+// within lim.MaxSize (413). Nothing is kept when it fails. Read errors of
+// body are returned wrapped, so the caller can recognise its own.
+func StoreUpload(ctx context.Context, files storage.Store, name string, body io.Reader, lim AttachmentLimits) (key string, size int64, err error) {
+	head := make([]byte, sniffLength)
+	n, err := io.ReadFull(body, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", 0, fmt.Errorf("reading the upload: %w", err)
+	}
+	head = head[:n]
+	if err := CheckAttachmentType(lim.AllowedTypes, name, head); err != nil {
+		return "", 0, err
+	}
+	key = uuid.NewString()
+	size, err = files.Put(ctx, key, &limitedReader{r: io.MultiReader(bytes.NewReader(head), body), left: lim.MaxSize})
+	if err != nil {
+		if derr := files.Delete(context.WithoutCancel(ctx), key); derr != nil && !errors.Is(derr, storage.ErrNotFound) {
+			slog.Warn("attachment: could not remove a partial upload", "uuid", key, "err", derr)
+		}
+		if errors.Is(err, errTooLarge) {
+			return "", 0, &errs.Error{Kind: errs.KindTooLarge, Message: fmt.Sprintf("attachment exceeds limit %d", lim.MaxSize)}
+		}
+		return "", 0, fmt.Errorf("storing the upload: %w", err)
+	}
+	return key, size, nil
+}
+
+// InsertUploaded records at, whose file StoreUpload stored, and sets its
+// id; the file is removed when the row cannot be written.
+func (s *Service) InsertUploaded(ctx context.Context, at *Attachment) error {
+	var err error
+	at.ID, err = s.db.Insert(ctx, `INSERT INTO attachment (uuid, repo_id, issue_id, comment_id, release_id, uploader_id, name,
+		download_count, size, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		at.UUID, at.RepoID, at.IssueID, at.CommentID, at.ReleaseID, at.UploaderID, at.Name, 0, at.Size, at.Created.Unix())
+	if err != nil && s.files != nil {
+		if derr := s.files.Delete(context.WithoutCancel(ctx), at.UUID); derr != nil {
+			slog.Warn("attachment: could not remove the file of a failed upload", "uuid", at.UUID, "err", derr)
+		}
+	}
+	return err
+}
+
 // errTooLarge marks a file over the size limit (reported as a 413 error).
 var errTooLarge = errors.New("attachment too large")
 
-// limitedReader fails with errTooLarge once more than max bytes were read.
+// limitedReader fails with errTooLarge once more than left bytes were read
+// (left < 0: no limit).
 type limitedReader struct {
 	r    io.Reader
 	left int64
@@ -139,68 +210,6 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 		return n, errTooLarge
 	}
 	return n, err
-}
-
-// newUUID returns a random (version 4) UUID in canonical form.
-func newUUID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
-}
-
-// UploadAttachment stores body as a new attachment of issue is (c nil) or
-// of comment c. The file is streamed to storage (never held in memory), its
-// size counted on the way; a forbidden type answers 422 and a file over the
-// limit 413, and nothing is kept in either case. Read errors of body are
-// returned wrapped, so the caller can recognise its own.
-func (s *Service) UploadAttachment(ctx context.Context, doer *user.User, r *repo.Repository, is *Issue, c *Comment, name string, body io.Reader, lim AttachmentLimits) (*Attachment, error) {
-	if s.files == nil {
-		return nil, errors.New("attachment storage is not configured")
-	}
-	name, err := CleanAttachmentName(name)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, sniffLength)
-	n, err := io.ReadFull(body, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("reading the upload: %w", err)
-	}
-	head = head[:n]
-	if err := CheckAttachmentType(lim.AllowedTypes, name, head); err != nil {
-		return nil, err
-	}
-	uuid, err := newUUID()
-	if err != nil {
-		return nil, err
-	}
-	limited := &limitedReader{r: io.MultiReader(bytes.NewReader(head), body), left: lim.MaxSize}
-	size, err := s.files.Put(ctx, uuid, limited)
-	if errors.Is(err, errTooLarge) {
-		return nil, &errs.Error{Kind: errs.KindTooLarge, Message: fmt.Sprintf("attachment exceeds limit %d", lim.MaxSize)}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("storing the upload: %w", err)
-	}
-	at := &Attachment{UUID: uuid, RepoID: r.ID, IssueID: is.ID, UploaderID: doer.ID, Name: name, Size: size, Created: time.Now()}
-	if c != nil {
-		at.CommentID = c.ID
-	}
-	at.ID, err = s.db.Insert(ctx, `INSERT INTO attachment (uuid, repo_id, issue_id, comment_id, release_id, uploader_id, name,
-		download_count, size, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		at.UUID, at.RepoID, at.IssueID, at.CommentID, 0, at.UploaderID, at.Name, 0, at.Size, at.Created.Unix())
-	if err != nil {
-		if derr := s.files.Delete(context.WithoutCancel(ctx), uuid); derr != nil {
-			slog.Warn("attachment: could not remove the file of a failed upload", "uuid", uuid, "err", derr)
-		}
-		return nil, err
-	}
-	return at, nil
 }
 
 func (s *Service) getAttachment(ctx context.Context, what, where string, args ...any) (*Attachment, error) {

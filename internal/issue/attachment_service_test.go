@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/cairn-forge/cairn/internal/storage"
 )
 
@@ -76,13 +78,12 @@ func TestLimitedReader(t *testing.T) {
 	}
 }
 
-func TestNewUUID(t *testing.T) {
-	seen := map[string]bool{}
+// TestUploadKeys: the keys StoreUpload files uploads under are valid
+// storage keys.
+func TestUploadKeys(t *testing.T) {
 	for i := 0; i < 100; i++ {
-		u, err := newUUID()
-		if err != nil || !storage.ValidKey(u) || u[14] != '4' || seen[u] {
-			t.Fatalf("newUUID() = %q, %v", u, err)
+		if u := uuid.NewString(); !storage.ValidKey(u) || u[14] != '4' {
+			t.Fatalf("uuid %q is not a storage key", u)
 		}
-		seen[u] = true
 	}
 }

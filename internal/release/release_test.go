@@ -1,9 +1,6 @@
 package release
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 )
@@ -24,15 +21,3 @@ func TestCheckAssetName(t *testing.T) {
 	}
 }
 
-func TestCapReader(t *testing.T) {
-	data := bytes.Repeat([]byte("x"), 100)
-	if n, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: 100}); err != nil || n != 100 {
-		t.Fatalf("at the limit: %d %v", n, err)
-	}
-	if _, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: 99}); !errors.Is(err, errTooLarge) {
-		t.Fatalf("over the limit: %v", err)
-	}
-	if n, err := io.Copy(io.Discard, &capReader{r: bytes.NewReader(data), left: -1}); err != nil || n != 100 {
-		t.Fatalf("no limit: %d %v", n, err)
-	}
-}

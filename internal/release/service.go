@@ -1,12 +1,8 @@
 package release
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -228,41 +224,6 @@ func (s *Service) tagPushed(ctx context.Context, r *repo.Repository, pusher int6
 // AssetLimits are the [repository.release] settings an upload must meet.
 type AssetLimits = issue.AttachmentLimits
 
-// errTooLarge marks an asset over the size limit.
-var errTooLarge = errors.New("asset too large")
-
-// capReader fails with errTooLarge once more than left bytes were read.
-type capReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.left < 0 {
-		return c.r.Read(p)
-	}
-	if int64(len(p)) > c.left+1 {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	if c.left < 0 {
-		return n, errTooLarge
-	}
-	return n, err
-}
-
-func newUUID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
-}
-
 // CheckAssetName refuses names with path separators, "..", or that
 // attachments refuse (empty, control characters, too long).
 func CheckAssetName(name string) (string, error) {
@@ -279,37 +240,12 @@ func (s *Service) UploadAsset(ctx context.Context, uploaderID int64, rel *Releas
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, 512)
-	n, err := io.ReadFull(body, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("reading the upload: %w", err)
-	}
-	head = head[:n]
-	if err := issue.CheckAttachmentType(lim.AllowedTypes, name, head); err != nil {
-		return nil, err
-	}
-	uuid, err := newUUID()
+	key, size, err := issue.StoreUpload(ctx, s.files, name, body, lim)
 	if err != nil {
 		return nil, err
 	}
-	size, err := s.files.Put(ctx, uuid, &capReader{r: io.MultiReader(bytes.NewReader(head), body), left: lim.MaxSize})
-	if err != nil {
-		if derr := s.files.Delete(context.WithoutCancel(ctx), uuid); derr != nil && !errors.Is(derr, storage.ErrNotFound) {
-			slog.Warn("release: could not remove a partial asset", "uuid", uuid, "err", derr)
-		}
-		if errors.Is(err, errTooLarge) {
-			return nil, &errs.Error{Kind: errs.KindTooLarge, Message: fmt.Sprintf("attachment exceeds limit %d", lim.MaxSize)}
-		}
-		return nil, fmt.Errorf("storing the upload: %w", err)
-	}
-	at := &issue.Attachment{UUID: uuid, RepoID: rel.RepoID, ReleaseID: rel.ID, UploaderID: uploaderID, Name: name, Size: size, Created: time.Now()}
-	at.ID, err = s.db.Insert(ctx, `INSERT INTO attachment (uuid, repo_id, issue_id, comment_id, release_id, uploader_id, name,
-		download_count, size, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		at.UUID, at.RepoID, 0, 0, at.ReleaseID, at.UploaderID, at.Name, 0, at.Size, at.Created.Unix())
-	if err != nil {
-		if derr := s.files.Delete(context.WithoutCancel(ctx), uuid); derr != nil {
-			slog.Warn("release: could not remove the file of a failed upload", "uuid", uuid, "err", derr)
-		}
+	at := &issue.Attachment{UUID: key, RepoID: rel.RepoID, ReleaseID: rel.ID, UploaderID: uploaderID, Name: name, Size: size, Created: time.Now()}
+	if err := s.issues.InsertUploaded(ctx, at); err != nil {
 		return nil, err
 	}
 	return at, nil

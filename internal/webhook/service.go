@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/queue"
@@ -116,22 +117,13 @@ func (s *Service) Enqueue(ctx context.Context, h *Hook, t EventType, body []byte
 	err := s.db.WithTx(ctx, func(ctx context.Context) error {
 		var err error
 		id, err = s.db.Insert(ctx, "INSERT INTO hook_task (hook_id, uuid, event_type, payload, created_ms) VALUES (?, ?, ?, ?, ?)",
-			h.ID, newUUID(), string(t), string(body), s.now().UnixMilli())
+			h.ID, uuid.NewString(), string(t), string(body), s.now().UnixMilli())
 		if err != nil {
 			return err
 		}
 		return s.q.Enqueue(ctx, jobKind, []byte(itoa(id)), queue.EnqueueOptions{Group: "hook:" + itoa(h.ID)})
 	})
 	return id, err
-}
-
-// newUUID returns a random (version 4) UUID, the X-Gitea-Delivery value.
-func newUUID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // deliverJob sends one recorded delivery. A failure returns an error so the
