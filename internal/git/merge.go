@@ -145,7 +145,7 @@ type MergeCheck struct {
 // histories are an error matching ErrUnrelatedHistories and
 // ErrMergeConflict; revisions that name no commit are ErrNotFound.
 func (g *Git) CheckMerge(ctx context.Context, repoPath, base, head string) (MergeCheck, error) {
-	b, h, mb, err := g.mergeSides(ctx, repoPath, base, head)
+	b, h, mb, err := g.mergeSides(ctx, repoPath, base, head, "")
 	if err != nil {
 		return MergeCheck{}, err
 	}
@@ -177,12 +177,15 @@ func (g *Git) CheckMerge(ctx context.Context, repoPath, base, head string) (Merg
 
 // mergeSides reads the base and head commits and their merge base
 // (unrelated histories are an error).
-func (g *Git) mergeSides(ctx context.Context, repoPath, base, head string) (b, h Commit, mb string, err error) {
+func (g *Git) mergeSides(ctx context.Context, repoPath, base, head, knownBase string) (b, h Commit, mb string, err error) {
 	cs, err := g.ReadCommits(ctx, repoPath, []string{base, head})
 	if err != nil {
 		return Commit{}, Commit{}, "", err
 	}
 	b, h = cs[0].Commit, cs[1].Commit
+	if IsSHA(knownBase) {
+		return b, h, knownBase, nil
+	}
 	if mb, err = g.mergeBase(ctx, repoPath, b.SHA, h.SHA); err != nil {
 		return Commit{}, Commit{}, "", err
 	}
@@ -286,6 +289,9 @@ type MergeOptions struct {
 	// Author signs the merge or squash commit. Committer (default Author)
 	// commits it and the rebased commits. Zero times mean now.
 	Author, Committer Signature
+	// MergeBase, when known (a mergeability check computed it for these
+	// Base and Head), saves computing it again.
+	MergeBase string
 	// Sign, when set, signs every commit the merge writes (the merge or
 	// squash commit and rebased commits): it returns the armored
 	// signature of a commit object without its gpgsig header.
@@ -348,14 +354,27 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 		committer.When = now
 	}
 
-	b, h, mb, err := g.mergeSides(ctx, repoPath, opts.Base, opts.Head)
+	mc := mergeCommit{message: opts.Message, author: author, committer: committer, sign: opts.Sign}
+	if opts.Style == MergeStyleMerge && IsSHA(opts.MergeBase) {
+		// With the merge base known, a merge commit needs only merge-tree
+		// (which reads both commits, and gives Head's tree for a
+		// fast-forward) and commit-tree.
+		if opts.MergeBase == opts.Head {
+			return opts.Base, nil // nothing to merge
+		}
+		tree, err := g.mergeTree(ctx, repoPath, opts.Base, opts.Head, false)
+		if err != nil {
+			return "", err
+		}
+		return g.commitTree(ctx, repoPath, tree, []string{opts.Base, opts.Head}, mc)
+	}
+	b, h, mb, err := g.mergeSides(ctx, repoPath, opts.Base, opts.Head, opts.MergeBase)
 	if err != nil {
 		return "", err
 	}
 	if mb == h.SHA {
 		return b.SHA, nil // nothing to merge
 	}
-	mc := mergeCommit{message: opts.Message, author: author, committer: committer, sign: opts.Sign}
 	switch opts.Style {
 	case MergeStyleFastForwardOnly:
 		if mb != b.SHA {

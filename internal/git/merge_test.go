@@ -730,3 +730,43 @@ func TestMergeSigned(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeKnownBase: a merge given its merge base (as a mergeability
+// check records it) writes the same merge as one that computes it, and a
+// head already in the base merges to the base.
+func TestMergeKnownBase(t *testing.T) {
+	g := newTestGit(t)
+	ctx := t.Context()
+	repo, c0, m1, _, f2 := mergeRepo(t, g, ObjectFormatSHA1)
+	computed, err := g.Merge(ctx, repo, mergeOpts(MergeStyleMerge, m1, f2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, style := range []string{MergeStyleMerge, MergeStyleSquash} {
+		plain, err := g.Merge(ctx, repo, mergeOpts(style, m1, f2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := mergeOpts(style, m1, f2)
+		o.MergeBase = c0
+		known, err := g.Merge(ctx, repo, o)
+		if err != nil {
+			t.Fatalf("%s: %v", style, err)
+		}
+		if known != plain {
+			t.Fatalf("%s with a known base = %s, computed %s", style, known, plain)
+		}
+	}
+	o := mergeOpts(MergeStyleMerge, computed, f2)
+	o.MergeBase = f2
+	if got, err := g.Merge(ctx, repo, o); err != nil || got != computed {
+		t.Fatalf("merging a contained head = %s, %v; want the base %s", got, err, computed)
+	}
+	// Conflicts are still reported.
+	x := commitFiles(t, g, repo, CommitFilesOptions{Branch: "x", StartPoint: c0, Message: "x", Changes: []FileChange{update("b.txt", "other\n")}})
+	o = mergeOpts(MergeStyleMerge, m1, x)
+	o.MergeBase = c0
+	if _, err := g.Merge(ctx, repo, o); !errors.Is(err, ErrMergeConflict) {
+		t.Fatalf("conflicting merge with a known base: %v", err)
+	}
+}

@@ -311,6 +311,9 @@ func (s *Service) makeMerge(ctx context.Context, mc *MergeContext, path, baseSHA
 		}
 	}
 	opts := git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA, Message: msg, Author: author, Committer: committer}
+	if p.CheckedBase == baseSHA && p.CheckedHead == headSHA {
+		opts.MergeBase = p.MergeBase // the check computed it for these tips
+	}
 	if s.signing != nil && mc.Opts.Style != StyleFastForwardOnly {
 		if opts.Sign, err = s.signing.Merge(ctx, mc.Doer, path, baseSHA, headSHA, s.approvedForSigning(s.signingRules, mc)); err != nil {
 			return "", err

@@ -113,9 +113,14 @@ func (s *Service) PostReceive(ctx context.Context, req hooks.Request) (hooks.Res
 // edits, merges): emptiness, default branch, size and update time.
 func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Request) error {
 	path := s.Path(r)
-	empty, err := s.Git.IsEmpty(ctx, path)
-	if err != nil {
-		return err
+	// A branch or tag the update set exists: only an update that set none
+	// needs git to tell whether any is left.
+	empty := false
+	if !setsBranchOrTag(req.Updates) {
+		var err error
+		if empty, err = s.Git.IsEmpty(ctx, path); err != nil {
+			return err
+		}
 	}
 	branch := r.DefaultBranch
 	if r.IsEmpty && !empty {
@@ -145,7 +150,7 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 	if s.sizeLater == nil {
 		size = dirSize(path)
 	}
-	err = s.db.WithTx(ctx, func(ctx context.Context) error {
+	err := s.db.WithTx(ctx, func(ctx context.Context) error {
 		if _, err := s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
 			empty, branch, size, time.Now().Unix(), r.ID); err != nil {
 			return err
@@ -202,4 +207,14 @@ func dirSize(path string) int64 {
 		return nil
 	})
 	return n
+}
+
+// setsBranchOrTag tells whether updates point a branch or a tag at a commit.
+func setsBranchOrTag(updates []hooks.RefUpdate) bool {
+	for _, u := range updates {
+		if (strings.HasPrefix(u.Ref, "refs/heads/") || strings.HasPrefix(u.Ref, "refs/tags/")) && !isZeroSHA(u.NewSHA) {
+			return true
+		}
+	}
+	return false
 }
