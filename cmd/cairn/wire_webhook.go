@@ -50,14 +50,15 @@ func (a *app) wireWebhooks() error {
 	a.webhooks = webhook.NewService(a.db, a.queue, client, box, webhook.Options{
 		Disabled: a.cfg.Security.DisableWebhooks, KeepDeliveries: w.DeliveriesKept, DisableAfter: w.DisableAfter,
 	})
-	// A push's size measurement (a walk of the repository's files) runs on
-	// the queue, once for a burst of pushes.
+	// After a burst of pushes, the repository's references are packed and
+	// its size measured (a walk of its files) on the queue, off the
+	// pushes' path.
 	a.queue.Handle("repo.size", func(ctx context.Context, j *queue.Job) error {
 		id, err := strconv.ParseInt(string(j.Payload), 10, 64)
 		if err != nil {
 			return queue.Permanent(err)
 		}
-		return a.repos.UpdateSize(ctx, id)
+		return a.repos.Housekeep(ctx, id)
 	})
 	a.repos.SetSizeLater(func(ctx context.Context, id int64) error {
 		return a.queue.Enqueue(ctx, "repo.size", []byte(strconv.FormatInt(id, 10)),

@@ -66,6 +66,12 @@ func (g *Git) IsEmpty(ctx context.Context, repoPath string) (bool, error) {
 	return len(strings.TrimSpace(string(out))) == 0, nil
 }
 
+// PackRefs moves the repository's loose references into packed-refs (git
+// pack-refs --all --prune), as git gc does.
+func (g *Git) PackRefs(ctx context.Context, repoPath string) error {
+	return g.repoCommand(repoPath, "pack-refs", "--all", "--prune").Run(ctx)
+}
+
 // ObjectFormat returns the repository's object format, "sha1" or "sha256".
 func (g *Git) ObjectFormat(ctx context.Context, repoPath string) (string, error) {
 	out, err := g.repoCommand(repoPath, "rev-parse", "--show-object-format").Output(ctx)

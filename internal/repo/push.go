@@ -2,8 +2,10 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -189,9 +191,20 @@ type SizeLater func(ctx context.Context, repoID int64) error
 // at once.
 func (s *Service) SetSizeLater(f SizeLater) { s.sizeLater = f }
 
-// UpdateSize measures the directory of repository id and stores its size.
-func (s *Service) UpdateSize(ctx context.Context, id int64) error {
-	_, err := s.db.Exec(ctx, "UPDATE repository SET size = ? WHERE id = ?", dirSize(s.PathByID(id)), id)
+// Housekeep tidies repository id after a burst of pushes, off their path:
+// it packs the loose references (a push, a merge and every pull request's
+// refs/pull/N/head each leave a file that every later push reads when it
+// advertises and checks refs), then measures the directory and stores its
+// size. A repository deleted meanwhile is skipped.
+func (s *Service) Housekeep(ctx context.Context, id int64) error {
+	path := s.PathByID(id)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := s.Git.PackRefs(ctx, path); err != nil {
+		return err
+	}
+	_, err := s.db.Exec(ctx, "UPDATE repository SET size = ? WHERE id = ?", dirSize(path), id)
 	return err
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,5 +41,19 @@ func TestRepoSizeAfterPush(t *testing.T) {
 	}
 	if repo.Empty || repo.Size < 300 {
 		t.Fatalf("after pushing 300 KiB: size %d KiB, empty %v", repo.Size, repo.Empty)
+	}
+	// The same background pass packed the references first, so later
+	// pushes do not read a file per reference.
+	var info struct {
+		ID int64 `json:"id"`
+	}
+	s.API("GET", "repos/sizer/big", u.Token, nil).Decode(t, &info)
+	dir := filepath.Join(s.DataDir, "repositories", fmt.Sprintf("%d.git", info.ID))
+	packed, err := os.ReadFile(filepath.Join(dir, "packed-refs"))
+	if err != nil || !strings.Contains(string(packed), " refs/heads/blob\n") {
+		t.Fatalf("packed-refs after the push: %q %v", packed, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refs", "heads", "blob")); !os.IsNotExist(err) {
+		t.Fatalf("the pushed branch is still a loose reference: %v", err)
 	}
 }
