@@ -80,6 +80,8 @@ type Git struct {
 	config  []configEntry
 	tempDir string
 	now     func() time.Time
+	// packed keeps recently read packed-refs files parsed (RefTips).
+	packed *packedRefsCache
 }
 
 // New checks the options, locates the git binary and returns a Git.
@@ -109,6 +111,7 @@ func New(opts Options) (*Git, error) {
 		config:  config,
 		tempDir: opts.TempDir,
 		now:     opts.Now,
+		packed:  newPackedRefsCache(64),
 	}
 	if g.pathEnv == "" {
 		g.pathEnv = os.Getenv("PATH")

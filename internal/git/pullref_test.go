@@ -1,7 +1,11 @@
 package git
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -42,10 +46,47 @@ func TestRefTips(t *testing.T) {
 		third := commitFiles(t, g, repo, CommitFilesOptions{Branch: "topic", Changes: []FileChange{create("c.txt", "c")}})
 		want["refs/heads/topic"] = third
 		check("loose over packed")
+		// Packed again (the cached parse of the old file is replaced), then
+		// a packed ref deleted: the new packed-refs is read.
+		if out, err := exec.Command("git", "-C", repo, "pack-refs", "--all").CombinedOutput(); err != nil {
+			t.Fatalf("pack-refs: %v %s", err, out)
+		}
+		check("packed again")
+		if out, err := exec.Command("git", "-C", repo, "update-ref", "-d", "refs/pull/1/head").CombinedOutput(); err != nil {
+			t.Fatalf("update-ref -d: %v %s", err, out)
+		}
+		delete(want, "refs/pull/1/head")
+		check("after deleting a packed ref")
 	}
 	for _, bad := range []string{"HEAD", "refs/../config", "refs/heads/-x/../../x", "heads/main"} {
 		if _, err := g.RefTips(t.Context(), initRepo(t, g, "sha1"), []string{bad}); err == nil {
 			t.Errorf("RefTips(%q) accepted", bad)
 		}
+	}
+}
+
+// TestPackedRefsCacheBound: the cache keeps at most its bound of files,
+// dropping the least recently used.
+func TestPackedRefsCacheBound(t *testing.T) {
+	dir := t.TempDir()
+	c := newPackedRefsCache(2)
+	path := func(i int) string { return filepath.Join(dir, fmt.Sprintf("packed-%d", i)) }
+	sha := strings.Repeat("a", 40)
+	for i := range 3 {
+		if err := os.WriteFile(path(i), []byte("# pack-refs with: peeled fully-peeled sorted\n"+sha+" refs/heads/b"+fmt.Sprint(i)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range []int{0, 1, 0, 2} { // 1 is the least recently used when 2 comes
+		refs, err := c.get(path(i))
+		if err != nil || refs["refs/heads/b"+fmt.Sprint(i)] != sha {
+			t.Fatalf("get(%d) = %v, %v", i, refs, err)
+		}
+	}
+	if len(c.entries) != 2 || c.entries[path(1)] != nil || c.entries[path(0)] == nil {
+		t.Fatalf("cache holds %v", c.entries)
+	}
+	if refs, err := c.get(filepath.Join(dir, "missing")); refs != nil || err != nil {
+		t.Fatalf("missing file: %v %v", refs, err)
 	}
 }
