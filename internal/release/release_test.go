@@ -20,4 +20,3 @@ func TestCheckAssetName(t *testing.T) {
 		}
 	}
 }
-
