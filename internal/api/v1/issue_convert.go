@@ -54,10 +54,13 @@ type issueExtras struct {
 	pulls       map[int64]*pull.PullRequest
 }
 
-// loadIssueExtras loads posters, assignees, labels, milestones, repositories
-// and attachments of list with a fixed number of queries.
-func (a *API) loadIssueExtras(ctx context.Context, list []*issue.Issue, repos map[int64]*repo.Repository) (*issueExtras, error) {
-	ex := &issueExtras{repos: repos}
+// loadIssueExtras loads posters, assignees, labels, milestones, repositories,
+// attachments and pull requests of list with a fixed number of queries;
+// pulls, when the caller has them, are the pull requests of list's pull
+// request issues by issue id (nil: loaded).
+func (a *API) loadIssueExtras(ctx context.Context, list []*issue.Issue, repos map[int64]*repo.Repository,
+	pulls map[int64]*pull.PullRequest) (*issueExtras, error) {
+	ex := &issueExtras{repos: repos, pulls: pulls}
 	ids := make([]int64, 0, len(list))
 	var userIDs, milestoneIDs, repoIDs []int64
 	for _, is := range list {
@@ -100,6 +103,9 @@ func (a *API) loadIssueExtras(ctx context.Context, list []*issue.Issue, repos ma
 	}
 	if ex.attachments, err = a.Issues.AttachmentsOfIssues(ctx, ids); err != nil {
 		return nil, err
+	}
+	if ex.pulls != nil {
+		return ex, nil
 	}
 	var pullIDs []int64
 	for _, is := range list {
@@ -171,7 +177,7 @@ func (a *API) toIssue(is *issue.Issue, ex *issueExtras, v *user.User) *types.Iss
 // toIssues renders a list of issues for the caller. repos may hold the
 // repositories already loaded (nil for none).
 func (a *API) toIssues(ctx context.Context, list []*issue.Issue, repos map[int64]*repo.Repository, v *user.User) ([]*types.Issue, error) {
-	ex, err := a.loadIssueExtras(ctx, list, repos)
+	ex, err := a.loadIssueExtras(ctx, list, repos, nil)
 	if err != nil {
 		return nil, err
 	}

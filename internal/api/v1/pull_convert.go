@@ -20,14 +20,16 @@ import (
 func (a *API) toPulls(ctx context.Context, rc *repoContext, list []*pull.PullRequest, v *user.User) ([]*types.PullRequest, error) {
 	issues := make([]*issue.Issue, len(list))
 	ids := make([]int64, len(list))
+	byIssue := make(map[int64]*pull.PullRequest, len(list))
 	headIDs := []int64{}
 	for i, p := range list {
 		issues[i], ids[i] = p.Issue, p.IssueID
+		byIssue[p.IssueID] = p
 		if !p.IsSameRepo() && p.Flow == pull.FlowBranch {
 			headIDs = append(headIDs, p.HeadRepoID)
 		}
 	}
-	ex, err := a.loadIssueExtras(ctx, issues, map[int64]*repo.Repository{rc.Repo.ID: rc.Repo})
+	ex, err := a.loadIssueExtras(ctx, issues, map[int64]*repo.Repository{rc.Repo.ID: rc.Repo}, byIssue)
 	if err != nil {
 		return nil, err
 	}
