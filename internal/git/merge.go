@@ -290,7 +290,9 @@ type MergeOptions struct {
 	// commits it and the rebased commits. Zero times mean now.
 	Author, Committer Signature
 	// MergeBase, when known (a mergeability check computed it for these
-	// Base and Head), saves computing it again.
+	// Base and Head and found that merging changes Base), saves computing
+	// it again and reading both commits: a merge or squash commit then
+	// needs only merge-tree and commit-tree.
 	MergeBase string
 	// Sign, when set, signs every commit the merge writes (the merge or
 	// squash commit and rebased commits): it returns the armored
@@ -355,10 +357,10 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 	}
 
 	mc := mergeCommit{message: opts.Message, author: author, committer: committer, sign: opts.Sign}
-	if opts.Style == MergeStyleMerge && IsSHA(opts.MergeBase) {
-		// With the merge base known, a merge commit needs only merge-tree
-		// (which reads both commits, and gives Head's tree for a
-		// fast-forward) and commit-tree.
+	if (opts.Style == MergeStyleMerge || opts.Style == MergeStyleSquash) && IsSHA(opts.MergeBase) {
+		// With the merge base known, a merge or squash commit needs only
+		// merge-tree (which reads both commits, and gives Head's tree for
+		// a fast-forward) and commit-tree.
 		if opts.MergeBase == opts.Head {
 			return opts.Base, nil // nothing to merge
 		}
@@ -366,7 +368,11 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 		if err != nil {
 			return "", err
 		}
-		return g.commitTree(ctx, repoPath, tree, []string{opts.Base, opts.Head}, mc)
+		parents := []string{opts.Base, opts.Head}
+		if opts.Style == MergeStyleSquash {
+			parents = parents[:1]
+		}
+		return g.commitTree(ctx, repoPath, tree, parents, mc)
 	}
 	b, h, mb, err := g.mergeSides(ctx, repoPath, opts.Base, opts.Head, opts.MergeBase)
 	if err != nil {

@@ -311,7 +311,7 @@ func (s *Service) makeMerge(ctx context.Context, mc *MergeContext, path, baseSHA
 		}
 	}
 	opts := git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA, Message: msg, Author: author, Committer: committer}
-	if p.CheckedBase == baseSHA && p.CheckedHead == headSHA {
+	if p.CheckedBase == baseSHA && p.CheckedHead == headSHA && p.Status == StatusMergeable {
 		opts.MergeBase = p.MergeBase // the check computed it for these tips
 	}
 	if s.signing != nil && mc.Opts.Style != StyleFastForwardOnly {
