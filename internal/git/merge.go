@@ -289,6 +289,10 @@ type MergeOptions struct {
 	// Author signs the merge or squash commit. Committer (default Author)
 	// commits it and the rebased commits. Zero times mean now.
 	Author, Committer Signature
+	// MessageLater, when set, gives Message once the merge or squash
+	// commit is written, so a caller can compute it (a squash's
+	// Co-authored-by trailers) while the merge tree is being made.
+	MessageLater func() (string, error)
 	// MergeBase, when known (a mergeability check computed it for these
 	// Base and Head and found that merging changes Base), saves computing
 	// it again and reading both commits: a merge or squash commit then
@@ -336,7 +340,7 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 	}
 	needsMessage := opts.Style == MergeStyleMerge || opts.Style == MergeStyleRebaseMerge || opts.Style == MergeStyleSquash
 	if needsMessage {
-		if strings.TrimSpace(opts.Message) == "" {
+		if strings.TrimSpace(opts.Message) == "" && opts.MessageLater == nil {
 			return "", fmt.Errorf("%w: empty merge message", ErrInvalidArgument)
 		}
 		if err := author.check("author"); err != nil {
@@ -356,7 +360,7 @@ func (g *Git) Merge(ctx context.Context, repoPath string, opts MergeOptions) (st
 		committer.When = now
 	}
 
-	mc := mergeCommit{message: opts.Message, author: author, committer: committer, sign: opts.Sign}
+	mc := mergeCommit{message: opts.Message, messageLater: opts.MessageLater, author: author, committer: committer, sign: opts.Sign}
 	if (opts.Style == MergeStyleMerge || opts.Style == MergeStyleSquash) && IsSHA(opts.MergeBase) {
 		// With the merge base known, a merge or squash commit needs only
 		// merge-tree (which reads both commits, and gives Head's tree for
@@ -418,6 +422,7 @@ type mergeCommit struct {
 	message           string
 	author, committer Signature
 	sign              func(payload []byte) (string, error) // nil: unsigned
+	messageLater      func() (string, error)               // nil: message
 }
 
 // commitTree writes a commit of tree with the given parents (commit-tree,
@@ -428,6 +433,15 @@ func (g *Git) commitTree(ctx context.Context, repoPath, tree string, parents []s
 		cmd.Args("-p").Values(p)
 	}
 	msg := mc.message
+	if mc.messageLater != nil {
+		var err error
+		if msg, err = mc.messageLater(); err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(msg) == "" {
+			return "", fmt.Errorf("%w: empty merge message", ErrInvalidArgument)
+		}
+	}
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}

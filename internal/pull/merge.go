@@ -300,9 +300,26 @@ func (s *Service) makeMerge(ctx context.Context, mc *MergeContext, path, baseSHA
 	p := mc.Pull
 	committer := s.repos.Signature(mc.Doer)
 	author := committer
-	msg, err := s.mergeMessage(ctx, mc, path, baseSHA, headSHA)
-	if err != nil {
-		return "", err
+	var msg string
+	var later func() (string, error)
+	if mc.Opts.Style == StyleSquash && s.opts.CoAuthorTrailers {
+		// The trailers need the squashed commits' authors (git log): read
+		// them while the merge tree is being made.
+		type message struct {
+			text string
+			err  error
+		}
+		ready := make(chan message, 1)
+		go func() {
+			text, err := s.mergeMessage(ctx, mc, path, baseSHA, headSHA)
+			ready <- message{text, err}
+		}()
+		later = func() (string, error) { m := <-ready; return m.text, m.err }
+	} else {
+		var err error
+		if msg, err = s.mergeMessage(ctx, mc, path, baseSHA, headSHA); err != nil {
+			return "", err
+		}
 	}
 	if mc.Opts.Style == StyleSquash {
 		if poster, err := s.users.GetByID(ctx, p.Issue.PosterID); err == nil {
@@ -310,14 +327,17 @@ func (s *Service) makeMerge(ctx context.Context, mc *MergeContext, path, baseSHA
 			author.When = committer.When
 		}
 	}
-	opts := git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA, Message: msg, Author: author, Committer: committer}
+	opts := git.MergeOptions{Style: mc.Opts.Style, Base: baseSHA, Head: headSHA, Message: msg, MessageLater: later,
+		Author: author, Committer: committer}
 	if p.CheckedBase == baseSHA && p.CheckedHead == headSHA && p.Status == StatusMergeable {
 		opts.MergeBase = p.MergeBase // the check computed it for these tips
 	}
 	if s.signing != nil && mc.Opts.Style != StyleFastForwardOnly {
-		if opts.Sign, err = s.signing.Merge(ctx, mc.Doer, path, baseSHA, headSHA, s.approvedForSigning(s.signingRules, mc)); err != nil {
+		sign, err := s.signing.Merge(ctx, mc.Doer, path, baseSHA, headSHA, s.approvedForSigning(s.signingRules, mc))
+		if err != nil {
 			return "", err
 		}
+		opts.Sign = sign
 	}
 	out, err := s.git.Merge(ctx, path, opts)
 	switch {
