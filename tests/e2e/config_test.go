@@ -129,6 +129,15 @@ func TestConfigGiteaAppIni(t *testing.T) {
 	fndStatus(t, s.Do("POST", "api/v1/user/repos", Token(u.Token), JSON(map[string]any{"name": "one"})), 201, "first repository within the limit")
 	fndStatus(t, s.Do("POST", "api/v1/user/repos", Token(u.Token), JSON(map[string]any{"name": "two"})), 403, "second repository over MAX_CREATION_LIMIT")
 	fndStatus(t, s.Do("POST", "api/v1/user/repos", Token(s.AdminTok), JSON(map[string]any{"name": "cfg2"})), 201, "administrator over the limit")
+	// Forks and repositories generated from templates count too, and a
+	// refusal leaves nothing behind.
+	fndStatus(t, s.Do("PATCH", "api/v1/repos/"+adminName+"/cfg2", Token(s.AdminTok), JSON(map[string]any{"template": true})), 200, "make a template")
+	fndStatus(t, s.Do("POST", "api/v1/repos/"+adminName+"/cfg2/forks", Token(u.Token), JSON(map[string]any{})), 403, "fork over MAX_CREATION_LIMIT")
+	fndStatus(t, s.Do("POST", "api/v1/repos/"+adminName+"/cfg2/generate", Token(u.Token),
+		JSON(map[string]any{"owner": "limited", "name": "gen", "git_content": true})), 403, "generation over MAX_CREATION_LIMIT")
+	for _, name := range []string{"cfg2", "gen"} {
+		fndStatus(t, s.Do("GET", "api/v1/repos/limited/"+name, Token(u.Token)), 404, "refused repository "+name)
+	}
 	// ENABLE_SWAGGER = false
 	fndStatus(t, s.Do("GET", "swagger.v1.json"), 404, "API document with ENABLE_SWAGGER = false")
 
