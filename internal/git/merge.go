@@ -447,7 +447,7 @@ func (g *Git) commitTree(ctx context.Context, repoPath, tree string, parents []s
 	}
 	a, c := mc.author, mc.committer
 	if mc.sign != nil {
-		return g.writeSigned(ctx, repoPath, CommitPayload(tree, parents, a, c, msg), mc.sign)
+		return g.SignAndWriteCommit(ctx, repoPath, nil, CommitPayload(tree, parents, a, c, msg), mc.sign)
 	}
 	out, err := cmd.Env(
 		"GIT_AUTHOR_NAME="+a.Name, "GIT_AUTHOR_EMAIL="+a.Email, "GIT_AUTHOR_DATE="+gitDate(a.When),
@@ -648,7 +648,7 @@ func (g *Git) writeRebased(ctx context.Context, repoPath string, c rebaseCommit,
 	obj.WriteByte('\n')
 	obj.Write(c.message)
 	if sign != nil {
-		return g.writeSigned(ctx, repoPath, obj.Bytes(), sign)
+		return g.SignAndWriteCommit(ctx, repoPath, nil, obj.Bytes(), sign)
 	}
 	out, err := g.repoCommand(repoPath, "hash-object", "-t", "commit", "-w", "--stdin").Stdin(&obj).Output(ctx)
 	if err != nil {

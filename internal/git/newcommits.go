@@ -123,17 +123,17 @@ func (g *Git) writeSignedCommitOf(ctx context.Context, repoPath, tree, parent st
 	if parent != "" {
 		parents = []string{parent}
 	}
-	return g.writeSigned(ctx, repoPath, CommitPayload(tree, parents, author, committer, msg), sign)
+	return g.SignAndWriteCommit(ctx, repoPath, nil, CommitPayload(tree, parents, author, committer, msg), sign)
 }
 
-// writeSigned signs payload (a commit object without gpgsig header) with
-// sign and writes the signed commit.
-func (g *Git) writeSigned(ctx context.Context, repoPath string, payload []byte, sign func([]byte) (string, error)) (string, error) {
+// SignAndWriteCommit signs payload (a commit object without gpgsig header)
+// with sign and writes the signed commit; env is given to git.
+func (g *Git) SignAndWriteCommit(ctx context.Context, repoPath string, env []string, payload []byte, sign func([]byte) (string, error)) (string, error) {
 	sig, err := sign(payload)
 	if err != nil {
 		return "", fmt.Errorf("git: signing the commit: %w", err)
 	}
-	sha, err := g.WriteSignedCommit(ctx, repoPath, nil, payload, sig)
+	sha, err := g.WriteSignedCommit(ctx, repoPath, env, payload, sig)
 	if err != nil {
 		return "", err
 	}

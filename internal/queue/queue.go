@@ -279,13 +279,12 @@ func (q *Queue) recordOutcomes(ctx context.Context, outcomes <-chan outcome) {
 				break drain
 			}
 		}
-		if err := q.record(ctx, batch...); err != nil && len(batch) > 1 {
-			for _, o := range batch {
-				err = q.record(ctx, o)
-				q.logRecordError(o, err)
-			}
-		} else if len(batch) == 1 {
+		if err := q.record(ctx, batch...); err == nil || len(batch) == 1 {
 			q.logRecordError(batch[0], err)
+		} else {
+			for _, o := range batch {
+				q.logRecordError(o, q.record(ctx, o))
+			}
 		}
 		for _, o := range batch {
 			q.done(o.job)

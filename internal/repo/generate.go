@@ -127,12 +127,7 @@ func (s *Service) copyTemplateContent(ctx context.Context, doer *user.User, tmpl
 	}
 	if sign != nil {
 		// Signed by INITIAL_COMMIT, as a new repository's first commit.
-		payload := git.CommitPayload(tree, nil, sig, sig, "Initial commit\n")
-		signature, err := sign(payload)
-		if err != nil {
-			return err
-		}
-		commit, err := s.Git.WriteSignedCommit(ctx, dst, []string{alt}, payload, signature)
+		commit, err := s.Git.SignAndWriteCommit(ctx, dst, []string{alt}, git.CommitPayload(tree, nil, sig, sig, "Initial commit\n"), sign)
 		if err != nil {
 			return err
 		}

@@ -99,14 +99,6 @@ func (p *Policy) decide(ctx context.Context, doer *user.User, rules []string, ch
 	return p.signer.Sign, nil
 }
 
-// Signer is the instance's signing key (nil: none).
-func (p *Policy) Signer() *Signer {
-	if p == nil {
-		return nil
-	}
-	return p.signer
-}
-
 // Initial decides for the first commit of a new repository.
 func (p *Policy) Initial(ctx context.Context, doer *user.User) (SignFunc, error) {
 	if p == nil {

@@ -251,10 +251,7 @@ func (a *API) ensureReleaseTag(r *http.Request, rc *repoContext, name, target st
 		}
 		return err
 	})
-	if errs.Is(err, errs.KindForbidden) {
-		err = tagRuleRefusal("user not allowed to create protected tag")
-	}
-	return commit, err
+	return commit, tagRuleError(err, "create")
 }
 
 // createRelease serves POST /releases (201). A published release's tag is

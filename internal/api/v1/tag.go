@@ -186,10 +186,7 @@ func (a *API) createTag(w http.ResponseWriter, r *http.Request) {
 		up[0].NewSHA = t.ObjectSHA
 		return nil
 	})
-	if errs.Is(err, errs.KindForbidden) {
-		err = tagRuleRefusal("user not allowed to create protected tag")
-	}
-	if err != nil {
+	if err = tagRuleError(err, "create"); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -225,19 +222,19 @@ func (a *API) deleteTag(w http.ResponseWriter, r *http.Request) {
 		}
 		return err
 	})
-	if errs.Is(err, errs.KindForbidden) {
-		err = tagRuleRefusal("user not allowed to delete protected tag")
-	}
-	if err != nil {
+	if err = tagRuleError(err, "delete"); err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	empty(w, http.StatusNoContent)
 }
 
-// tagRuleRefusal is Gitea's answer to a tag change the tag protection
-// rules refuse (the only push rules that apply to tags): 422 with its
-// message.
-func tagRuleRefusal(msg string) error {
-	return errs.Invalid("%s", msg)
+// tagRuleError turns a refusal by the push rules of a tag change (only tag
+// protection applies to tags) into Gitea's answer: 422 "user not allowed to
+// <action> protected tag". Other errors pass unchanged.
+func tagRuleError(err error, action string) error {
+	if errs.Is(err, errs.KindForbidden) {
+		return errs.Invalid("user not allowed to %s protected tag", action)
+	}
+	return err
 }
