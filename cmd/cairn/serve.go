@@ -128,9 +128,9 @@ func ensureAdmin(ctx context.Context, a *app, stdout io.Writer, getenv func(stri
 		instance = "--config " + shellWord(a.cfg.ConfigFile) + " " + instance
 	}
 	fmt.Fprintf(stdout, "Created the first administrator %q with the one-time password %s (it must be changed before the account can be used).\n"+
-		"Until the web interface exists, set a new password (read from standard input) with:\n"+
+		"Sign in at %suser/login and choose a new password, or set one (read from standard input) with:\n"+
 		"  cairn %s admin user change-password --username %s --password-stdin\n"+
-		"in the same environment as this server (CAIRN_DATABASE_URL and other CAIRN_* settings).\n", u.Name, pw, instance, shellWord(u.Name))
+		"in the same environment as this server (CAIRN_DATABASE_URL and other CAIRN_* settings).\n", u.Name, pw, a.cfg.RootURL, instance, shellWord(u.Name))
 	return nil
 }
 

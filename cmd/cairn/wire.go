@@ -35,6 +35,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/storage"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
+	"github.com/cairn-forge/cairn/internal/web"
 	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
@@ -68,6 +69,8 @@ type app struct {
 	queue    *queue.Queue
 	webhooks *webhook.Service
 	v1       *v1.API
+	// web is the web interface.
+	web *web.Handler
 	// logger writes the access log (nil: none) and metrics counts requests
 	// (nil: [metrics] ENABLED is off); serve sets both.
 	logger  *slog.Logger
@@ -225,6 +228,10 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	}
 	a.v1 = a.api()
 	a.v1.AddWebhookSources()
+	if a.web, err = a.webInterface(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -249,7 +256,7 @@ func checkLevel(ctx context.Context, d *db.DB) error {
 // handler is the top-level HTTP router: health, API, API document, avatars.
 // Every request gets an X-Request-Id, an access log line and its metrics.
 func (a *app) handler() http.Handler {
-	return observe.Middleware(a.logger, a.metrics, a.v1.RoutePattern)(a.routes(a.v1))
+	return observe.Middleware(a.logger, a.metrics, a.routePattern)(a.routes(a.v1))
 }
 
 // api builds the API handler.
@@ -259,6 +266,31 @@ func (a *app) api() *v1.API {
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
 	})
+}
+
+// webInterface builds the web interface.
+func (a *app) webInterface() (*web.Handler, error) {
+	secret, err := webhook.InstanceSecret(a.cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("instance secret: %w", err)
+	}
+	return web.New(web.Deps{
+		Config: a.cfg, DB: a.db, Users: a.users, Access: a.access, Orgs: a.orgs, Repos: a.repos, Git: a.git,
+		Issues: a.issues, Pulls: a.pulls, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
+		Secret: secret, Version: version,
+	})
+}
+
+// routePattern labels a request with the route that serves it: the API's
+// or a page's.
+func (a *app) routePattern(method, path string) string {
+	if strings.HasPrefix(path, "/api/") {
+		return a.v1.RoutePattern(method, path)
+	}
+	if p := a.v1.RoutePattern(method, path); p != "" && p != "/*" {
+		return p
+	}
+	return a.web.RoutePattern(method, path)
 }
 
 // routes maps paths to handlers; routes that are not the API's get a fixed
@@ -291,11 +323,28 @@ func (a *app) routes(api *v1.API) http.Handler {
 	handle("GET /avatars/{name}", http.HandlerFunc(avatar.Handler))
 	handle("GET /avatars/custom/{name}", http.HandlerFunc(a.avatars.Handler))
 	handle("GET /attachments/{uuid}", http.HandlerFunc(api.ServeAttachment))
+	// Release downloads are served by the API's handler at their web
+	// address; every other path that is not git over HTTP is a page.
+	handle("GET /assets/", a.web.Assets())
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
-		Disabled: a.cfg.Repository.HTTPTransferDisabled, Fallback: api, Metrics: a.metrics,
+		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics,
+		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isReleaseDownload(r.URL.Path) {
+				api.ServeHTTP(w, r)
+				return
+			}
+			a.web.ServeHTTP(w, r)
+		}),
 	})
 	return api.GuardPaths(mux)
+}
+
+// isReleaseDownload reports whether path is a release asset's web address,
+// /{owner}/{repo}/releases/download/{tag}/{name}.
+func isReleaseDownload(path string) bool {
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	return len(parts) == 6 && parts[2] == "releases" && parts[3] == "download"
 }
 
 // workers are the background tasks of a running server.
@@ -309,6 +358,7 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
 		func(ctx context.Context) { a.queue.Run(ctx) },
+		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
 	}
 }
 

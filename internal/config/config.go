@@ -55,6 +55,7 @@ type Config struct {
 	Migrations            MigrationsSection            `section:"migrations"`
 	Mirror                MirrorSection                `section:"mirror"`
 	Service               ServiceSection               `section:"service"`
+	Session               SessionSection               `section:"session"`
 	Log                   LogSection                   `section:"log"`
 	Metrics               MetricsSection               `section:"metrics"`
 	Debug                 DebugSection                 `section:"debug"`
@@ -229,6 +230,16 @@ type ServiceSection struct {
 	DefaultOrgVisibility  string `key:"DEFAULT_ORG_VISIBILITY" default:"public" doc:"public, limited or private: the default of the web interface's new-organization form (not built yet); as in Gitea, the API's visibility field is not affected."`
 	EnableTimetracking    bool   `key:"ENABLE_TIMETRACKING" default:"true" doc:"Allow time tracking."`
 	EnableDependencies    bool   `key:"DEFAULT_ENABLE_DEPENDENCIES" default:"true" doc:"Issue dependencies are on in new repositories."`
+	DisableRegistration   bool   `key:"DISABLE_REGISTRATION" default:"false" doc:"Refuse sign-up through the web interface; administrators still create accounts (API, CLI)."`
+	RequireSigninView     bool   `key:"REQUIRE_SIGNIN_VIEW" default:"false" doc:"Web pages answer only signed-in users; others are sent to the sign-in page."`
+}
+
+// SessionSection is [session]: the web interface's sign-in sessions, kept
+// in the database.
+type SessionSection struct {
+	CookieName      string `key:"COOKIE_NAME" default:"i_like_cairn" doc:"Name of the session cookie."`
+	CookieSecure    bool   `key:"COOKIE_SECURE" default:"false" doc:"Mark the session cookie Secure (only sent over HTTPS); also on whenever ROOT_URL starts with https://."`
+	SessionLifeTime int64  `key:"SESSION_LIFE_TIME" default:"86400" doc:"Seconds a session stays valid after its last use."`
 }
 
 // LogSection is [log].

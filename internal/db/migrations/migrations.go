@@ -23,5 +23,6 @@ func All() []db.Migration {
 		gpgKeys0014(),
 		queue0015(),
 		webhooks0016(),
+		webSessions0017(),
 	}
 }

@@ -1,0 +1,127 @@
+// Package web serves Cairn's web interface: server-rendered pages at Gitea's
+// URLs, sessions in the database and CSRF tokens on every state change.
+// Handlers call the same domain services as the API, never the API itself,
+// and every page asks internal/access what the visitor may see and do.
+package web
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/db"
+	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/markup"
+	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/release"
+	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/user"
+)
+
+// Deps are the services the pages use.
+type Deps struct {
+	Config   *config.Config
+	DB       *db.DB
+	Users    *user.Service
+	Access   *access.Checker
+	Orgs     *org.Service
+	Repos    *repo.Service
+	Git      *git.Git
+	Issues   *issue.Service
+	Pulls    *pull.Service
+	Releases *release.Service
+	Markup   *markup.Renderer
+	// Secret is the instance secret; CSRF tokens and signed cookies are
+	// derived from it.
+	Secret  []byte
+	Version string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Handler is the web interface.
+type Handler struct {
+	Deps
+	rootURL  string
+	sessions *Sessions
+	keys     csrfKeys
+	views    *views
+	assets   *assets
+	router   chi.Router
+}
+
+// New builds the web interface.
+func New(d Deps) (*Handler, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if len(d.Secret) == 0 {
+		return nil, fmt.Errorf("web: no instance secret")
+	}
+	h := &Handler{Deps: d, rootURL: d.Config.RootURL, keys: deriveKeys(d.Secret)}
+	life := time.Duration(d.Config.Session.SessionLifeTime) * time.Second
+	if life <= 0 {
+		life = 24 * time.Hour
+	}
+	h.sessions = &Sessions{db: d.DB, users: d.Users.Store, cookie: d.Config.Session.CookieName,
+		secure: d.Config.Session.CookieSecure || strings.HasPrefix(d.Config.RootURL, "https://"), life: life, now: d.Now}
+	if h.sessions.cookie == "" {
+		h.sessions.cookie = "i_like_cairn"
+	}
+	var err error
+	if h.assets, err = loadAssets(); err != nil {
+		return nil, err
+	}
+	if h.views, err = loadViews(h.funcs()); err != nil {
+		return nil, err
+	}
+	d.Users.AddDeleteHook(sessionPurger{h.sessions})
+	h.router = h.routes()
+	return h, nil
+}
+
+// ServeHTTP serves a page.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.router.ServeHTTP(w, r) }
+
+// RoutePattern is the pattern of the page route that serves method and
+// path, or "" (the access log's and metrics' label).
+func (h *Handler) RoutePattern(method, path string) string {
+	return h.router.Find(chi.NewRouteContext(), method, path)
+}
+
+// RunSessionPruner deletes expired sessions every interval until ctx ends.
+func (h *Handler) RunSessionPruner(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.sessions.Prune(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("web: pruning expired sessions", "err", err)
+			}
+		}
+	}
+}
+
+// handlerFunc is a page handler; the error it returns is rendered by fail.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// page adapts a handlerFunc to http.Handler.
+func (h *Handler) page(fn handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.fail(w, r, err)
+		}
+	}
+}
