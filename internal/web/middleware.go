@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -62,6 +63,7 @@ func (h *Handler) identify(next http.Handler) http.Handler {
 		}
 		v := &visitor{sess: sess}
 		if sess != nil {
+			observe.SetUser(r.Context(), sess.User.Name)
 			v.binding = "s:" + sess.Key
 		} else if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) >= 32 && len(c.Value) <= 64 {
 			v.binding = "a:" + c.Value
