@@ -31,8 +31,11 @@ func (h *Handler) routes() chi.Router {
 	r.Post("/user/change_password", h.page(h.changePassword))
 
 	h.exploreRoutes(r)
+	h.settingsRoutes(r)
 	h.codeRoutes(r)
 	h.issueRoutes(r)
+	h.pullRoutes(r)
+	h.adminRoutes(r)
 	return r
 }
 
