@@ -299,6 +299,21 @@ func (s *Service) CreateReview(ctx context.Context, doer *user.User, base *repo.
 	if err := CheckReviewEvent(doer, p, o.Type, o.Body, len(o.Comments) > 0); err != nil {
 		return nil, err
 	}
+	return s.createReview(ctx, doer, base, p, o)
+}
+
+// AddPendingComments adds doer's line comments to their pending review of
+// p, starting one when there is none, as the web's line comment form does:
+// unlike CreateReview with ReviewPending, the review needs no body.
+func (s *Service) AddPendingComments(ctx context.Context, doer *user.User, base *repo.Repository, p *PullRequest, comments []ReviewCommentOptions) (*Review, error) {
+	if len(comments) == 0 {
+		return nil, errs.InvalidField("comments", "no line comment to add")
+	}
+	return s.createReview(ctx, doer, base, p, CreateReviewOptions{Type: ReviewPending, Comments: comments})
+}
+
+// createReview is CreateReview once the event is checked.
+func (s *Service) createReview(ctx context.Context, doer *user.User, base *repo.Repository, p *PullRequest, o CreateReviewOptions) (*Review, error) {
 	if len(o.Comments) > maxReviewComments {
 		return nil, errs.InvalidField("comments", "a review holds at most %d comments", maxReviewComments)
 	}

@@ -43,6 +43,8 @@ type Service struct {
 	box    *SecretBox
 	opts   Options
 	now    func() time.Time
+	// tester builds the payload of a hook test (SetPushTester).
+	tester PushTester
 }
 
 // NewService returns the webhook service and registers its deliveries with q.

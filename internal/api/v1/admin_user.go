@@ -107,92 +107,14 @@ func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	str := func(dst *string, src *string, field string, n int) error {
-		if src == nil {
-			return nil
-		}
-		if err := maxLen(field, *src, n); err != nil {
-			return err
-		}
-		*dst = strings.TrimSpace(*src)
-		return nil
-	}
-	err := firstErr(
-		str(&u.FullName, o.FullName, "full_name", 100),
-		str(&u.Website, o.Website, "website", 255),
-		str(&u.Location, o.Location, "location", 50),
-		str(&u.Description, o.Description, "description", 255),
-	)
-	if err == nil {
-		err = validWebsite(u.Website)
-	}
-	if err == nil && o.FullName != nil {
-		err = user.ValidateFullName(u.FullName)
-	}
-	if err == nil && o.Visibility != "" {
-		u.Visibility, err = parseVisibility(o.Visibility, u.Visibility)
-	}
+	err := a.Users.AdminEdit(r.Context(), u, user.AdminEditOptions{
+		FullName: o.FullName, Website: o.Website, Location: o.Location, Description: o.Description,
+		Visibility: o.Visibility, LoginName: o.LoginName, SourceID: o.SourceID, Admin: o.Admin, Active: o.Active,
+		AllowGitHook: o.AllowGitHook, AllowImportLocal: o.AllowImportLocal, AllowCreateOrganization: o.AllowCreateOrganization,
+		ProhibitLogin: o.ProhibitLogin, Restricted: o.Restricted, MustChangePassword: o.MustChangePassword,
+		MaxRepoCreation: o.MaxRepoCreation, Password: o.Password, Email: o.Email,
+	})
 	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if o.LoginName != nil && *o.LoginName != "" {
-		u.LoginName = *o.LoginName
-	}
-	if o.SourceID != nil {
-		u.LoginSource = *o.SourceID
-	}
-	if o.Admin != nil && !*o.Admin && u.IsAdmin {
-		n, err := a.Users.CountAdmins(ctx)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		if n <= 1 {
-			a.fail(w, r, errs.BadRequest("can not delete the last admin user [uid: %d]", u.ID))
-			return
-		}
-	}
-	setBool := func(dst *bool, src *bool) {
-		if src != nil {
-			*dst = *src
-		}
-	}
-	setBool(&u.IsAdmin, o.Admin)
-	setBool(&u.IsActive, o.Active)
-	setBool(&u.AllowGitHook, o.AllowGitHook)
-	setBool(&u.AllowImportLocal, o.AllowImportLocal)
-	setBool(&u.AllowCreateOrganization, o.AllowCreateOrganization)
-	setBool(&u.ProhibitLogin, o.ProhibitLogin)
-	setBool(&u.IsRestricted, o.Restricted)
-	setBool(&u.MustChangePassword, o.MustChangePassword)
-	if o.MaxRepoCreation != nil {
-		u.MaxRepoCreation = *o.MaxRepoCreation
-	}
-	if o.Password != "" {
-		if err := maxLen("password", o.Password, 255); err != nil {
-			a.fail(w, r, err) // a binding rule in Gitea: 422
-			return
-		}
-		hash, err := a.Users.HashPassword(o.Password)
-		if err != nil {
-			a.fail(w, r, passwordStatus400(err))
-			return
-		}
-		// As in Gitea, must_change_password changes only when it is given.
-		u.PasswdHash = hash
-	}
-	if o.Email != nil && *o.Email != "" {
-		if err := a.Users.SetPrimaryEmail(ctx, u, *o.Email); err != nil {
-			if e, ok := err.(*errs.Error); ok && e.Kind != errs.KindInternal {
-				err = e.WithStatus(http.StatusBadRequest)
-			}
-			a.fail(w, r, err)
-			return
-		}
-	}
-	if err := a.Users.Store.Update(ctx, u); err != nil {
 		a.fail(w, r, err)
 		return
 	}

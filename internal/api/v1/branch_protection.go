@@ -34,18 +34,7 @@ type protectNames struct {
 
 // userIDs resolves user names (422 for an unknown one).
 func (n protectNames) userIDs(ctx context.Context, field string, names []string) ([]int64, error) {
-	out := []int64{}
-	for _, name := range names {
-		u, err := n.a.Users.Store.GetByName(ctx, name)
-		if errs.IsNotFound(err) {
-			return nil, errs.InvalidField(field, "user does not exist [name: %s]", name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u.ID)
-	}
-	return out, nil
+	return n.a.Protect.UserIDsByName(ctx, field, names)
 }
 
 // teamIDs resolves team names of the owning organization (422 for an
@@ -181,23 +170,6 @@ func (a *API) getBranchProtection(w http.ResponseWriter, r *http.Request) {
 	a.writeBranchProtection(w, r, rc, http.StatusOK, b)
 }
 
-// checkRuleFields validates what both create and edit accept: status
-// check contexts and file patterns must compile.
-func checkRuleFields(b *protect.BranchRule) error {
-	for _, c := range b.StatusCheckContexts {
-		if !protect.ValidStatusContext(c) {
-			return errs.InvalidField("status_check_contexts", "invalid status check context pattern %q", c)
-		}
-	}
-	if p, ok := protect.ValidFilePatterns(b.ProtectedFilePatterns); !ok {
-		return errs.InvalidField("protected_file_patterns", "invalid file pattern %q", p)
-	}
-	if p, ok := protect.ValidFilePatterns(b.UnprotectedFilePatterns); !ok {
-		return errs.InvalidField("unprotected_file_patterns", "invalid file pattern %q", p)
-	}
-	return nil
-}
-
 // createBranchProtection serves POST /branch_protections (201). As in
 // Gitea the push and force-push settings only hold when pushing is enabled.
 func (a *API) createBranchProtection(w http.ResponseWriter, r *http.Request) {
@@ -216,18 +188,7 @@ func (a *API) createBranchProtection(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, errs.BadRequest("both rule_name and branch_name are empty"))
 		return
 	}
-	if _, err := protect.CompileBranchGlob(name); err != nil || len(name) > 255 {
-		a.fail(w, r, errs.InvalidField("rule_name", "invalid rule name pattern %q", name))
-		return
-	}
-	if o.RequiredApprovals < 0 {
-		a.fail(w, r, errs.InvalidField("required_approvals", "required_approvals must not be negative"))
-		return
-	}
-	if _, err := a.Protect.GetBranchRule(ctx, rc.Repo.ID, name); err == nil {
-		a.fail(w, r, errs.Forbidden("Branch protection already exist"))
-		return
-	} else if !errs.IsNotFound(err) {
+	if err := a.Protect.CheckNewBranchRule(ctx, rc.Repo.ID, name, o.RequiredApprovals); err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -262,7 +223,7 @@ func (a *API) createBranchProtection(w http.ResponseWriter, r *http.Request) {
 	set(&b.MergeWhitelistTeamIDs, n.teamIDs, "merge_whitelist_teams", o.MergeWhitelistTeams)
 	set(&b.ApprovalsWhitelistTeamIDs, n.teamIDs, "approvals_whitelist_teams", o.ApprovalsWhitelistTeams)
 	if err == nil {
-		err = checkRuleFields(b)
+		err = protect.CheckRuleFields(b)
 	}
 	if err == nil {
 		err = a.Protect.CreateBranchRule(ctx, b)
@@ -366,7 +327,7 @@ func (a *API) editBranchProtection(w http.ResponseWriter, r *http.Request) {
 	set(&b.MergeWhitelistTeamIDs, n.teamIDs, "merge_whitelist_teams", o.MergeWhitelistTeams)
 	set(&b.ApprovalsWhitelistTeamIDs, n.teamIDs, "approvals_whitelist_teams", o.ApprovalsWhitelistTeams)
 	if err == nil {
-		err = checkRuleFields(b)
+		err = protect.CheckRuleFields(b)
 	}
 	if err == nil {
 		err = a.Protect.UpdateBranchRule(ctx, b)

@@ -361,15 +361,11 @@ func (h *hookHandlers) redeliver(w http.ResponseWriter, r *http.Request) error {
 // is delivered to the hook, whatever events it selects; 204.
 func (a *API) testHook(w http.ResponseWriter, r *http.Request) error {
 	h := &hookHandlers{a: a, owner: repoHookOwner}
-	o, hk, err := h.hookByID(r)
+	_, hk, err := h.hookByID(r)
 	if err != nil {
 		return err
 	}
-	payload, err := a.testPushPayload(r, o.repo, r.URL.Query().Get("ref"))
-	if err != nil {
-		return err
-	}
-	if _, err := a.Webhooks.Enqueue(r.Context(), hk, webhook.EventPush, payload); err != nil {
+	if err := a.Webhooks.TestPush(r.Context(), hk, doer(r), r.URL.Query().Get("ref")); err != nil {
 		return err
 	}
 	empty(w, http.StatusNoContent)

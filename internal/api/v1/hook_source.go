@@ -3,7 +3,6 @@ package v1
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
@@ -33,6 +32,7 @@ func (a *API) AddWebhookSources() {
 	a.Repos.AddStatusTxListener(a.statusHookEvent)
 	a.Repos.AddCreateHook(a.repoCreatedHookEvents)
 	a.Repos.AddDeleteHook(a.repoDeletedHookEvent)
+	a.Webhooks.SetPushTester(a.testPushPayload)
 }
 
 // pushCommitsShown bounds the commits a push payload lists (total_commits
@@ -467,10 +467,17 @@ func (a *API) pushPayload(ctx context.Context, r *repo.Repository, pusherID int6
 		TotalCommits: total, HeadCommit: head, Repo: repoOut, Pusher: pusher, Sender: pusher}, nil
 }
 
-// testPushPayload is the synthetic push of POST .../hooks/{id}/tests: the
-// head commit of ref (default branch when empty) as a one-commit push.
-func (a *API) testPushPayload(req *http.Request, rc *repoContext, ref string) ([]byte, error) {
-	ctx := req.Context()
+// testPushPayload is the webhook.PushTester of hook tests: the head commit
+// of ref (default branch when empty) as a one-commit push by sender.
+func (a *API) testPushPayload(ctx context.Context, repoID int64, sender *user.User, ref string) ([]byte, error) {
+	rp, err := a.Repos.GetByID(ctx, repoID)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := a.hookRepoContext(ctx, rp)
+	if err != nil {
+		return nil, err
+	}
 	if ref == "" {
 		ref = rc.Repo.DefaultBranch
 	}
@@ -497,7 +504,7 @@ func (a *API) testPushPayload(req *http.Request, rc *repoContext, ref string) ([
 	if err != nil {
 		return nil, err
 	}
-	caller := a.hookUser(doer(req))
+	caller := a.hookUser(sender)
 	return json.Marshal(&types.PushPayload{Ref: full, Before: sha, After: sha, CompareURL: a.repoHTMLURL(rc) + "/compare/" + sha + "..." + sha,
 		Commits: []*types.PayloadCommit{commit}, TotalCommits: 1, HeadCommit: commit, Repo: repoOut, Pusher: caller, Sender: caller})
 }

@@ -22,38 +22,9 @@ func (a *API) pullDiffRoutes(r chi.Router) {
 }
 
 // pullSides returns the old and new side of p's changes in the base
-// repository: the merge base and the head commit (for a merged pull
-// request, the head as merged).
+// repository (pull.Service.DiffSides).
 func (a *API) pullSides(r *http.Request, rc *repoContext, p *pull.PullRequest) (string, string, error) {
-	ctx := r.Context()
-	path := a.Repos.Path(rc.Repo)
-	head := p.HeadCommitID
-	if !p.HasMerged {
-		if sha, err := a.Repos.Git.ResolveCommit(ctx, path, p.HeadRef()); err == nil {
-			head = sha
-		}
-	}
-	if head == "" {
-		return "", "", errs.NotFound("the head commit of the pull request is missing")
-	}
-	if p.HasMerged && p.MergeBase != "" {
-		return p.MergeBase, head, nil
-	}
-	baseSHA, err := a.Repos.Git.ResolveCommit(ctx, path, git.BranchPrefix+p.BaseBranch)
-	if err != nil {
-		if p.MergeBase != "" {
-			return p.MergeBase, head, nil
-		}
-		return "", "", errs.NotFound("base branch does not exist [name: %s]", p.BaseBranch)
-	}
-	mb, err := a.Repos.Git.MergeBase(ctx, path, baseSHA, head)
-	if err != nil {
-		return "", "", err
-	}
-	if mb == "" {
-		return "", "", errs.Conflict("the head and the base have no common history")
-	}
-	return mb, head, nil
+	return a.Pulls.DiffSides(r.Context(), rc.Repo, p)
 }
 
 // servePullDiff streams p's diff (?binary=true includes binary changes) or

@@ -2,10 +2,6 @@ package v1
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
@@ -14,23 +10,7 @@ import (
 )
 
 // sshURL is the clone address over SSH.
-func (a *API) sshURL(fullName string) string {
-	host := a.Config.Server.SSHDomain
-	port := a.Config.Server.SSHPort
-	if h, p, err := net.SplitHostPort(a.Config.SSHAddr); err == nil && port == 0 {
-		port, _ = strconv.Atoi(p)
-		if host == "" && h != "" && h != "0.0.0.0" && h != "::" {
-			host = h
-		}
-	}
-	if u, err := url.Parse(a.rootURL); err == nil && a.Config.Server.SSHDomain == "" && u.Hostname() != "" {
-		host = u.Hostname()
-	}
-	if port == 0 || port == 22 {
-		return fmt.Sprintf("git@%s:%s.git", host, fullName)
-	}
-	return fmt.Sprintf("ssh://git@%s/%s.git", net.JoinHostPort(host, strconv.Itoa(port)), fullName)
-}
+func (a *API) sshURL(fullName string) string { return a.Config.SSHCloneURL(fullName) }
 
 // repoExtras are the related rows a list of repositories needs, loaded in batches.
 type repoExtras struct {

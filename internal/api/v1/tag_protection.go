@@ -8,7 +8,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
-	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/protect"
 )
 
@@ -86,25 +85,6 @@ func (a *API) getTagProtection(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// checkTagPattern refuses an empty or invalid pattern (422) and one the
-// repository already protects (403, as Gitea).
-func (a *API) checkTagPattern(ctx context.Context, repoID, self int64, p string) error {
-	if p == "" {
-		return errs.InvalidField("name_pattern", "[NamePattern]: Required")
-	}
-	if _, err := protect.CompileTagPattern(p); err != nil {
-		return errs.InvalidField("name_pattern", "invalid tag name pattern %q: %v", p, err)
-	}
-	old, err := a.Protect.TagRuleByPattern(ctx, repoID, p)
-	if err != nil {
-		return err
-	}
-	if old != nil && old.ID != self {
-		return errs.Forbidden("Tag protection already exist")
-	}
-	return nil
-}
-
 // createTagProtection serves POST /tag_protections (201).
 func (a *API) createTagProtection(w http.ResponseWriter, r *http.Request) {
 	rc := currentRepo(r)
@@ -117,7 +97,7 @@ func (a *API) createTagProtection(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSpace(o.NamePattern)
 	t := &protect.TagRule{RepoID: rc.Repo.ID, NamePattern: p}
 	n := protectNames{a, rc.Owner}
-	err := a.checkTagPattern(ctx, rc.Repo.ID, 0, p)
+	err := a.Protect.CheckTagPattern(ctx, rc.Repo.ID, 0, p)
 	if err == nil {
 		t.AllowlistUserIDs, err = n.userIDs(ctx, "whitelist_usernames", o.WhitelistUsernames)
 	}
@@ -151,7 +131,7 @@ func (a *API) editTagProtection(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if o.NamePattern != nil {
 		t.NamePattern = strings.TrimSpace(*o.NamePattern)
-		err = a.checkTagPattern(ctx, rc.Repo.ID, t.ID, t.NamePattern)
+		err = a.Protect.CheckTagPattern(ctx, rc.Repo.ID, t.ID, t.NamePattern)
 	}
 	n := protectNames{a, rc.Owner}
 	if err == nil && o.WhitelistUsernames != nil {

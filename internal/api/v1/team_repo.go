@@ -215,20 +215,7 @@ func (a *API) changeRepoTeam(w http.ResponseWriter, r *http.Request, add bool) {
 	if !ok {
 		return
 	}
-	ctx := r.Context()
-	has, err := a.Orgs.TeamHasRepo(ctx, t, rc.Repo.ID)
-	switch {
-	case err != nil:
-	case add && has:
-		err = errs.Invalid("team '%s' is already added to repo", t.Name)
-	case !add && !has:
-		err = errs.Invalid("team '%s' was not added to repo", t.Name)
-	case add:
-		err = a.Orgs.AddTeamRepo(ctx, t, rc.Repo.ID)
-	default:
-		err = a.Orgs.RemoveTeamRepo(ctx, t, rc.Repo.ID)
-	}
-	if err != nil {
+	if err := a.Orgs.ChangeRepoTeam(r.Context(), t, rc.Repo.ID, add); err != nil {
 		a.fail(w, r, err)
 		return
 	}

@@ -81,14 +81,10 @@ func (a *API) transferRepo(w http.ResponseWriter, r *http.Request) {
 			teams = append(teams, t)
 		}
 	}
-	immediate := d.IsAdmin || d.ID == to.ID
-	if !immediate && to.IsOrganization() {
-		role, err := a.Access.RoleInOrg(ctx, d, to)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		immediate = role.CanCreateRepo
+	immediate, err := a.Access.TransfersAtOnce(ctx, d, to)
+	if err != nil {
+		a.fail(w, r, err)
+		return
 	}
 	pending, err := a.Repos.StartTransfer(ctx, d, rc.Repo, to, teamIDs, immediate)
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
-	"github.com/cairn-forge/cairn/internal/db"
-	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -65,16 +63,9 @@ func (a *API) searchUsers(w http.ResponseWriter, r *http.Request) {
 		args = append(args, uid)
 	}
 	if kw := strings.TrimSpace(q.Get("q")); kw != "" {
-		pat := likePattern(kw)
-		emailCond := "(u.keep_email_private = ? AND LOWER(u.email) LIKE ?" + likeEscape + ")"
-		emailArgs := []any{false, pat}
-		if v != nil && v.IsAdmin {
-			emailCond, emailArgs = "LOWER(u.email) LIKE ?"+likeEscape, []any{pat}
-		} else if v == nil {
-			emailCond, emailArgs = "1 = 0", nil
-		}
-		where += " AND (u.lower_name LIKE ?" + likeEscape + " OR LOWER(u.full_name) LIKE ?" + likeEscape + " OR " + emailCond + ")"
-		args = append(append(args, pat, pat), emailArgs...)
+		kwCond, kwArgs := user.KeywordCond(kw, v)
+		where += " AND " + kwCond
+		args = append(args, kwArgs...)
 	}
 	a.listUsersWhere(w, r, pg, where, args, "u.lower_name", func(list []*types.User) any {
 		return types.UserSearchResult{OK: true, Data: list}
@@ -83,13 +74,7 @@ func (a *API) searchUsers(w http.ResponseWriter, r *http.Request) {
 
 // listUsersWhere runs one count and one page query over users alias u and writes the page.
 func (a *API) listUsersWhere(w http.ResponseWriter, r *http.Request, pg page, where string, args []any, order string, wrap func([]*types.User) any) {
-	ctx := r.Context()
-	total, err := a.DB.Count(ctx, "SELECT COUNT(*) FROM users u WHERE "+where, args...)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	list, err := a.Users.Store.List(ctx, "WHERE "+where+" ORDER BY "+order+db.LimitOffset(pg.Limit, pg.Offset()), args...)
+	list, total, err := a.Users.Store.ListPage(r.Context(), where, args, order, pg.Limit, pg.Offset())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -159,12 +144,4 @@ func (a *API) updateUserSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // validWebsite accepts an empty value or an http(s) URL.
-func validWebsite(s string) error {
-	if s == "" {
-		return nil
-	}
-	if !(strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) || strings.ContainsAny(s, " \t\r\n") {
-		return errs.InvalidField("website", "[Website]: ValidUrl (must be an http or https URL)")
-	}
-	return nil
-}
+func validWebsite(s string) error { return user.ValidateWebsite(s) }
