@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/activity"
 	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/avatar"
@@ -68,6 +69,9 @@ type app struct {
 	// webhooks' event source).
 	queue    *queue.Queue
 	webhooks *webhook.Service
+	// activity records actions in the transactions of their changes and
+	// reads the activity feeds.
+	activity *activity.Service
 	v1       *v1.API
 	// web is the web interface.
 	web *web.Handler
@@ -204,6 +208,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.repos.SetCommitSigning(signing)
 	a.pulls.SetMergeSigning(signing, a.protect.ReviewRules)
 	a.users.AddDeleteHook(a.gpgKeys.UserDeleteHook())
+	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
+	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
 	a.users.AddDeleteHook(a.repos.UserDeleteHook())
 	a.users.AddDeleteHook(a.orgs.UserDeleteHook())
@@ -265,6 +271,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
+		Activity: a.activity,
 	})
 }
 

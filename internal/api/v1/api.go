@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/activity"
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
@@ -54,6 +55,8 @@ type Deps struct {
 	Signer     *signature.Signer
 	// Webhooks stores hooks and their deliveries (nil: webhooks are off).
 	Webhooks *webhook.Service
+	// Activity records and reads activity feeds (nil: no feed routes answer).
+	Activity *activity.Service
 	Version  string // Cairn's own version, e.g. 0.1.0
 }
 

@@ -79,6 +79,8 @@ func (a *API) routes() chi.Router {
 			r.Get("/{username}/followers", a.listUserFollowers)
 			r.Get("/{username}/following", a.listUserFollowing)
 			r.Get("/{username}/following/{target}", a.checkUserFollowing)
+			r.Get("/{username}/activities/feeds", a.listUserActivityFeeds)
+			r.Get("/{username}/heatmap", a.getUserHeatmap)
 			r.Group(func(r chi.Router) {
 				r.Use(a.signedIn, a.passwordAuth)
 				r.Get("/{username}/tokens", a.listTokens)
@@ -115,6 +117,8 @@ func (a *API) routes() chi.Router {
 		})
 		a.notificationRoutes(r)
 		r.With(a.scope(auth.CatOrganization)).Get("/orgs/{org}/repos", a.listOrgRepos)
+		r.With(a.scope(auth.CatOrganization)).Get("/orgs/{org}/activities/feeds", a.listOrgActivityFeeds)
+		r.With(a.scope(auth.CatOrganization), a.signedIn).Get("/teams/{id}/activities/feeds", a.listTeamActivityFeeds)
 		r.With(a.scope(auth.CatOrganization), a.signedIn).Post("/orgs/{org}/repos", a.createOrgRepo)
 		r.With(a.scope(auth.CatOrganization, auth.CatRepository), a.signedIn).Post("/org/{org}/repos", a.createOrgRepo)
 
@@ -128,6 +132,7 @@ func (a *API) routes() chi.Router {
 			r.Group(func(r chi.Router) {
 				r.Use(a.scope(auth.CatRepository), a.repoAssignment)
 				a.repoRoutes(r)
+				r.Get("/activities/feeds", a.listRepoActivityFeeds)
 				a.repoTimeRoutes(r)
 				a.repoTeamRoutes(r)
 				a.repoIssueHelperRoutes(r)

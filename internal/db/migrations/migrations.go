@@ -24,5 +24,6 @@ func All() []db.Migration {
 		queue0015(),
 		webhooks0016(),
 		webSessions0017(),
+		actions0018(),
 	}
 }
