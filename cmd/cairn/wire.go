@@ -238,6 +238,7 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		d.Close()
 		return nil, err
 	}
+	a.authn.SetSessionReader(a.web.SessionUser)
 	return a, nil
 }
 
@@ -285,6 +286,8 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Config: a.cfg, DB: a.db, Users: a.users, Access: a.access, Orgs: a.orgs, Repos: a.repos, Git: a.git,
 		Issues: a.issues, Pulls: a.pulls, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Secret: secret, Version: version,
+		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
+		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(),
 	})
 }
 
@@ -323,6 +326,7 @@ func (a *app) routes(api *v1.API) http.Handler {
 		handle("GET /metrics", a.metrics.Handler(a.cfg.Metrics.Token))
 	}
 	mux.Handle("/api/v1/", api)
+	mux.Handle("/api/", api) // other API paths: the API's JSON 404
 	handle("/api/internal/hook/", a.hooks)
 	if a.cfg.API.EnableSwagger { // [api] ENABLE_SWAGGER
 		handle("GET /swagger.v1.json", http.HandlerFunc(api.ServeSwagger))

@@ -20,6 +20,10 @@ const (
 	MethodPassword
 	// MethodToken is an access token, from a header, basic auth or (API only) the URL.
 	MethodToken
+	// MethodSession is the web interface's session cookie, read for GET and
+	// HEAD requests only (they change nothing, so need no CSRF token): a
+	// signed-in browser reads attachments, release assets and the API.
+	MethodSession
 )
 
 // Identity is an authenticated caller.
@@ -33,7 +37,13 @@ type Identity struct {
 type Authenticator struct {
 	users  *user.Service
 	tokens *Tokens
+	// session reads the web session of a request (nil: none).
+	session func(r *http.Request) (*user.User, error)
 }
+
+// SetSessionReader lets GET and HEAD requests without credentials be
+// identified by the web interface's session cookie.
+func (a *Authenticator) SetSessionReader(f func(r *http.Request) (*user.User, error)) { a.session = f }
 
 // NewAuthenticator returns an Authenticator.
 func NewAuthenticator(users *user.Service, tokens *Tokens) *Authenticator {
@@ -73,6 +83,13 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 				return a.byToken(ctx, v)
 			}
 		}
+	}
+	if a.session != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		u, err := a.session(r)
+		if err != nil || u == nil {
+			return nil, err
+		}
+		return &Identity{User: u, Method: MethodSession}, nil
 	}
 	return nil, nil
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
+	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -39,6 +42,48 @@ func doer(r *http.Request) *user.User {
 // images may come from anywhere (avatars, images in Markdown).
 const contentSecurityPolicy = "default-src 'self'; img-src * data:; media-src *; style-src 'self'; script-src 'self'; " +
 	"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// countQueries, with [debug] QUERY_COUNT_HEADER, reports the queries a page
+// made (its session lookup included) in X-Cairn-Query-Count, so tests can
+// check that a page's count stays fixed.
+func (h *Handler) countQueries(next http.Handler) http.Handler {
+	if !h.Config.Debug.QueryCountHeader {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n atomic.Int64
+		next.ServeHTTP(&queryCounter{ResponseWriter: w, n: &n}, r.WithContext(db.WithQueryCounter(r.Context(), &n)))
+	})
+}
+
+// queryCounter sets X-Cairn-Query-Count when the header is written.
+type queryCounter struct {
+	http.ResponseWriter
+	n       *atomic.Int64
+	written bool
+}
+
+func (c *queryCounter) WriteHeader(status int) {
+	if !c.written {
+		c.written = true
+		c.Header().Set("X-Cairn-Query-Count", strconv.FormatInt(c.n.Load(), 10))
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *queryCounter) Write(b []byte) (int, error) {
+	if !c.written {
+		c.WriteHeader(http.StatusOK)
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+// Flush lets streamed pages (raw files, archives) flush through the counter.
+func (c *queryCounter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
 
 // secure sets the security headers of every page.
 func secure(next http.Handler) http.Handler {
@@ -83,6 +128,10 @@ func (h *Handler) checkCSRF(next http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 		default:
+			if err := h.parseForm(w, r); err != nil {
+				h.renderError(w, r, http.StatusRequestEntityTooLarge, "The form is too large or malformed.")
+				return
+			}
 			if !h.keys.valid(r, visitorOf(r).binding) {
 				h.renderError(w, r, http.StatusBadRequest, "Invalid CSRF token: reload the page and try again.")
 				return
@@ -90,6 +139,29 @@ func (h *Handler) checkCSRF(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Form limits: a plain form holds text (Markdown bodies are limited further
+// by their fields); a multipart form may carry uploads up to the configured
+// sizes, kept in memory only up to multipartMemory, the rest in temporary
+// files that net/http removes after the request.
+const (
+	formLimit       = 10 << 20
+	multipartMemory = 8 << 20
+)
+
+// parseForm reads a POST's form once, bounded: uploads may be as large as
+// the largest the settings allow (attachments, release assets), no larger.
+func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request) error {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		c := h.Config
+		files := int64(max(c.Attachment.MaxFiles, 1))
+		limit := max(c.Attachment.MaxSize*files, c.RepositoryRelease.FileMaxSize)<<20 + 1<<20
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		return r.ParseMultipartForm(multipartMemory)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, formLimit)
+	return r.ParseForm()
 }
 
 // gate applies REQUIRE_SIGNIN_VIEW and the forced password change: a

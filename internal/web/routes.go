@@ -12,7 +12,7 @@ import (
 // their pages in their own files (the *Routes functions).
 func (h *Handler) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(secure, h.identify, h.checkCSRF, h.gate)
+	r.Use(h.countQueries, secure, h.identify, h.checkCSRF, h.gate)
 	r.NotFound(h.page(func(w http.ResponseWriter, r *http.Request) error {
 		return errs.NotFound("no such page")
 	}))

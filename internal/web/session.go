@@ -93,6 +93,16 @@ func (s *Sessions) Lookup(r *http.Request) (*Session, error) {
 	return &Session{ID: id, Key: c.Value, User: u}, nil
 }
 
+// SessionUser is the signed-in user of the request's session cookie, or
+// nil: how the API and downloads recognize a browser's GET requests.
+func (h *Handler) SessionUser(r *http.Request) (*user.User, error) {
+	sess, err := h.sessions.Lookup(r)
+	if err != nil || sess == nil {
+		return nil, err
+	}
+	return sess.User, nil
+}
+
 // End deletes one session and clears its cookie.
 func (s *Sessions) End(ctx context.Context, w http.ResponseWriter, sess *Session) error {
 	s.clearCookie(w)

@@ -15,16 +15,24 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/access"
+	"github.com/cairn-forge/cairn/internal/activity"
+	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/org"
+	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
+	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/signature"
+	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/user"
+	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
 // Deps are the services the pages use.
@@ -40,6 +48,22 @@ type Deps struct {
 	Pulls    *pull.Service
 	Releases *release.Service
 	Markup   *markup.Renderer
+	// Tokens, GPGKeys, Avatars and Templates serve the user settings and
+	// the new-repository form, as they serve the API.
+	Tokens    *auth.Tokens
+	GPGKeys   *signature.Service
+	Avatars   avatar.Files
+	Templates *templates.Set
+	// Activity reads the dashboard's feed.
+	Activity *activity.Service
+	// Webhooks, Protect and Queue serve the repository settings and the
+	// site administration (hooks and deliveries, branch and tag rules, the
+	// queue's backlog).
+	Webhooks *webhook.Service
+	Protect  *protect.Service
+	Queue    *queue.Queue
+	// Started is when the server started (the administration's uptime).
+	Started time.Time
 	// Secret is the instance secret; CSRF tokens and signed cookies are
 	// derived from it.
 	Secret  []byte

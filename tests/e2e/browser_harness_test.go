@@ -76,10 +76,37 @@ func NewBrowser(t *testing.T) context.Context {
 	return ctx
 }
 
+// stepTimeout bounds one step of a browser test (an element that never
+// shows up fails the test rather than stalling it).
+const stepTimeout = 30 * time.Second
+
 // Do runs browser actions and fails the test on error (with a screenshot).
 func Do(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
+	step, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(step, actions...); err != nil {
+		url, _ := chromedp.Run(ctx, chromedp.Location())
+		Screenshot(t, ctx, "failed-"+what)
+		t.Fatalf("%s (at %s): %v", what, url, err)
+	}
+}
+
+// Submit runs actions that send a form (or follow a link), waits for the
+// page they lead to and for waitFor on it, and fails the test when that page
+// answers an error status.
+func Submit(t *testing.T, ctx context.Context, what, waitFor string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	step, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	resp, err := chromedp.RunResponse(step, actions...)
+	if err == nil && resp.Status >= 400 {
+		err = fmt.Errorf("status %d", resp.Status)
+	}
+	if err == nil {
+		err = chromedp.Do(step, chromedp.WaitVisible(chromedp.CSS(waitFor)))
+	}
+	if err != nil {
 		url, _ := chromedp.Run(ctx, chromedp.Location())
 		Screenshot(t, ctx, "failed-"+what)
 		t.Fatalf("%s (at %s): %v", what, url, err)

@@ -144,6 +144,32 @@ func TestWebSignInFlows(t *testing.T) {
 		}
 	})
 
+	t.Run("the session identifies GET requests to the API, never writes", func(t *testing.T) {
+		u := s.CreateUser("cookie")
+		w := s.Web(t)
+		w.SignIn(u.Name, u.Password)
+		p := w.Get("api/v1/user")
+		if p.Status != http.StatusOK || !strings.Contains(p.Body, `"login":"cookie"`) {
+			t.Fatalf("GET /api/v1/user with the session: %d %s", p.Status, p.Body)
+		}
+		// A write with the cookie alone is anonymous: no CSRF token could guard it.
+		p = w.Post("api/v1/user/repos", url.Values{"name": {"cookie-repo"}})
+		if p.Status == http.StatusCreated {
+			t.Fatalf("a cookie-only write was accepted: %s", p.Body)
+		}
+		if r := s.Do("GET", "api/v1/repos/cookie/cookie-repo", Token(s.AdminTok)); r.Status != http.StatusNotFound {
+			t.Fatalf("repository created through a cookie: %d", r.Status)
+		}
+		// Signed out, the cookie no longer identifies anyone.
+		w.Get("/")
+		if p := w.Post("user/logout", nil); p.Status != http.StatusSeeOther {
+			t.Fatalf("logout: %d", p.Status)
+		}
+		if p := w.Get("api/v1/user"); p.Status != http.StatusUnauthorized {
+			t.Fatalf("after sign-out: %d %s", p.Status, p.Body)
+		}
+	})
+
 	t.Run("deleting an account ends its sessions", func(t *testing.T) {
 		u := s.CreateUser("leaver")
 		w := s.Web(t)
