@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
-	"github.com/cairn-forge/cairn/internal/repo"
 )
 
 // codeBlamePage is the data of repo_blame.tmpl.
@@ -40,23 +39,11 @@ type codeBlameGroup struct {
 // commit that last changed it, streamed from git blame and codeHighlighted.
 func (c *codePages) blame(kind string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rc, err := c.h.loadRepoUnit(r, repo.UnitCode, "code")
-		if err != nil {
-			return err
-		}
-		if rc.Repo.IsEmpty {
-			return errs.NotFound("empty repository")
-		}
-		rest, err := codeWildcard(r)
+		rc, repoPath, ref, err := c.loadRef(r, kind)
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		repoPath := c.h.Repos.Path(rc.Repo)
-		ref, err := c.resolveRef(ctx, repoPath, kind, rest)
-		if err != nil {
-			return err
-		}
 		e, err := c.h.Git.GetTreeEntry(ctx, repoPath, ref.Commit, ref.Path)
 		if err != nil {
 			return gitNotFound(err)

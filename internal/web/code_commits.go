@@ -80,23 +80,11 @@ func codeCommitRows(rc *repoCtx, commits []git.Commit) []codeCommitRow {
 // or of a path in it, a page at a time.
 func (c *codePages) commits(kind string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rc, err := c.h.loadRepoUnit(r, repo.UnitCode, "code")
-		if err != nil {
-			return err
-		}
-		if rc.Repo.IsEmpty {
-			return errs.NotFound("empty repository")
-		}
-		rest, err := codeWildcard(r)
+		rc, repoPath, ref, err := c.loadRef(r, kind)
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		repoPath := c.h.Repos.Path(rc.Repo)
-		ref, err := c.resolveRef(ctx, repoPath, kind, rest)
-		if err != nil {
-			return err
-		}
 		page := codePageParam(r)
 		list, total, err := c.history(ctx, repoPath, ref.Commit, ref.Path, (page-1)*codeCommitsPerPage, codeCommitsPerPage)
 		if err != nil {

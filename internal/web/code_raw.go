@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/cairn-forge/cairn/internal/errs"
-	"github.com/cairn-forge/cairn/internal/repo"
 )
 
 // codeRawPolicy is the Content-Security-Policy of raw files: nothing loads and
@@ -22,23 +21,11 @@ const codeRawPolicy = "default-src 'none'; sandbox"
 // text as text/plain, images as themselves, the rest as a download.
 func (c *codePages) raw(kind string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rc, err := c.h.loadRepoUnit(r, repo.UnitCode, "code")
-		if err != nil {
-			return err
-		}
-		if rc.Repo.IsEmpty {
-			return errs.NotFound("empty repository")
-		}
-		rest, err := codeWildcard(r)
+		_, repoPath, ref, err := c.loadRef(r, kind)
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		repoPath := c.h.Repos.Path(rc.Repo)
-		ref, err := c.resolveRef(ctx, repoPath, kind, rest)
-		if err != nil {
-			return err
-		}
 		if ref.Path == "" {
 			return errs.NotFound("not a file")
 		}

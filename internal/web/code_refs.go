@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/repo"
 )
 
 // Kinds of codeRef, the second segment of /src/{kind}/... addresses.
@@ -154,6 +155,28 @@ func (c *codePages) resolveRef(ctx context.Context, repoPath, kind, rest string)
 	}
 	ref.Path = p
 	return ref, nil
+}
+
+// loadRef loads the repository of a /{kind}/{ref}/{path} code page (the
+// code unit readable, not empty) and resolves the reference and path.
+func (c *codePages) loadRef(r *http.Request, kind string) (*repoCtx, string, *codeRef, error) {
+	rc, err := c.h.loadRepoUnit(r, repo.UnitCode, "code")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if rc.Repo.IsEmpty {
+		return nil, "", nil, errs.NotFound("empty repository")
+	}
+	rest, err := codeWildcard(r)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	repoPath := c.h.Repos.Path(rc.Repo)
+	ref, err := c.resolveRef(r.Context(), repoPath, kind, rest)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return rc, repoPath, ref, nil
 }
 
 // resolveLegacy reads the older "/src/{name}/{path}" addresses, where name

@@ -201,23 +201,11 @@ func (c *codePages) home(w http.ResponseWriter, r *http.Request) error {
 // src serves /src/{kind}/{ref}/{path}: a directory or a file.
 func (c *codePages) src(kind string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rc, err := c.h.loadRepoUnit(r, repo.UnitCode, "code")
-		if err != nil {
-			return err
-		}
-		if rc.Repo.IsEmpty {
-			return errs.NotFound("empty repository")
-		}
-		rest, err := codeWildcard(r)
+		rc, repoPath, ref, err := c.loadRef(r, kind)
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		repoPath := c.h.Repos.Path(rc.Repo)
-		ref, err := c.resolveRef(ctx, repoPath, kind, rest)
-		if err != nil {
-			return err
-		}
 		page := &codeSrcPage{Ref: ref}
 		entry, err := c.h.Git.GetTreeEntry(ctx, repoPath, ref.Commit, ref.Path)
 		if err != nil {
