@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/repo"
 )
 
@@ -212,16 +214,20 @@ func (c *codePages) defaultRef(ctx context.Context, repoPath, branch string) (*c
 	return &codeRef{Kind: codeRefBranch, Name: branch, Commit: tip}, nil
 }
 
-// refNames lists up to limit branch and tag names (for the selector), and
-// whether there were more of either.
-func (c *codePages) refNames(ctx context.Context, repoPath string, limit int) (branches, tags []string, more bool, err error) {
+// refNames lists up to codeMaxRefChoices branch and tag names (for the
+// selector) and whether there were more of either; they are read again
+// after a push or once refNamesTTL has passed.
+func (c *codePages) refNames(ctx context.Context, repoPath string) (branches, tags []string, more bool, err error) {
+	if n, ok := c.refNamesCache.get(repoPath); ok && c.h.Now().Sub(n.at) < refNamesTTL {
+		return n.branches, n.tags, n.more, nil
+	}
 	errEnough := errors.New("enough")
 	for _, side := range []struct {
 		prefix string
 		out    *[]string
 	}{{git.BranchPrefix, &branches}, {git.TagPrefix, &tags}} {
 		err = c.h.Git.WalkRefs(ctx, repoPath, side.prefix, func(ref git.Ref) error {
-			if len(*side.out) == limit {
+			if len(*side.out) == codeMaxRefChoices {
 				more = true
 				return errEnough
 			}
@@ -232,5 +238,24 @@ func (c *codePages) refNames(ctx context.Context, repoPath string, limit int) (b
 			return nil, nil, false, err
 		}
 	}
+	c.refNamesCache.put(repoPath, &codeRefNames{branches: branches, tags: tags, more: more, at: c.h.Now()}, 1)
 	return branches, tags, more, nil
+}
+
+// codeRefNames are a repository's branch and tag names as the menus list
+// them, and when they were read.
+type codeRefNames struct {
+	branches, tags []string
+	more           bool
+	at             time.Time
+}
+
+// refNamesTTL is how long reference names are reused without a change
+// announced by Cairn.
+const refNamesTTL = 10 * time.Second
+
+// onPush forgets the reference names of a repository whose references
+// Cairn changed (pushes, merges, branch and tag APIs, the web editor).
+func (c *codePages) onPush(_ context.Context, r *repo.Repository, _ hooks.Request) {
+	c.refNamesCache.drop(c.h.Repos.Path(r))
 }

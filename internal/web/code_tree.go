@@ -43,6 +43,11 @@ type codePages struct {
 	aheadCache      *codeCache[string, [2]int]
 	countCache      *codeCache[string, int]
 	changesCache    *codeCache[string, *codeChanges]
+	// refNamesCache holds each repository's branch and tag names for the
+	// reference menus (by repository path): dropped when Cairn changes the
+	// repository's references, and at most refNamesTTL old (a mirror's
+	// fetch changes references without telling).
+	refNamesCache *codeCache[string, *codeRefNames]
 	// countSlots bounds the branch counts running at once; counting names
 	// those running (see aheadBehind).
 	countSlots chan struct{}
@@ -63,6 +68,7 @@ func newCodePages(h *Handler) *codePages {
 		aheadCache:      newCodeCache[string, [2]int](100_000),
 		countCache:      newCodeCache[string, int](100_000),
 		changesCache:    newCodeCache[string, *codeChanges](codeChangesCacheLines),
+		refNamesCache:   newCodeCache[string, *codeRefNames](4096),
 		countSlots:      make(chan struct{}, 2),
 		counting:        map[string]bool{},
 	}
@@ -284,7 +290,7 @@ func codeCrumbs(rc *repoCtx, ref *codeRef, p string) []codeCrumb {
 // fillRefs fills the selector and the breadcrumbs, and the history link.
 func (c *codePages) fillRefs(ctx context.Context, rc *repoCtx, repoPath string, page *codeSrcPage, area string) error {
 	ref := page.Ref
-	branches, tags, more, err := c.refNames(ctx, repoPath, codeMaxRefChoices)
+	branches, tags, more, err := c.refNames(ctx, repoPath)
 	if err != nil {
 		return err
 	}

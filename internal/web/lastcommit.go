@@ -73,6 +73,18 @@ func (c *codeCache[K, V]) put(key K, value V, weight int) {
 	}
 }
 
+// drop forgets key (for the few values that are not derived from an
+// immutable object, such as a repository's reference names).
+func (c *codeCache[K, V]) drop(key K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.weight -= el.Value.(*codeCacheEntry[K, V]).weight
+		c.order.Remove(el)
+		delete(c.items, key)
+	}
+}
+
 // codeLastCommit is the newest commit that changed an entry of a directory.
 type codeLastCommit struct {
 	SHA     string

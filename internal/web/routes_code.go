@@ -6,6 +6,7 @@ import "github.com/go-chi/chi/v5"
 // file views, raw files, history, commits, branches and tags.
 func (h *Handler) codeRoutes(r chi.Router) {
 	c := newCodePages(h)
+	h.Repos.AddPushListener(c.onPush)
 	const repo = "/{owner}/{repo}"
 	r.Get(repo, h.page(c.home))
 	for _, kind := range []string{codeRefBranch, codeRefTag, codeRefCommit} {
