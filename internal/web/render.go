@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
@@ -59,6 +60,8 @@ type Page struct {
 	CSS, JS string
 	// AllowRegistration shows the sign-up link.
 	AllowRegistration bool
+	// Unread counts the signed-in user's unread notifications.
+	Unread int64
 	// Data is the page's own data.
 	Data any
 }
@@ -106,6 +109,13 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.CSRF = h.keys.token(v.binding)
 	}
 	p.Flash = h.takeFlash(w, r)
+	if p.Doer != nil {
+		n, err := notify.NewStore(h.DB).CountUnread(r.Context(), p.Doer.ID)
+		if err != nil {
+			return err
+		}
+		p.Unread = n
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		return fmt.Errorf("web: rendering %s: %w", name, err)

@@ -33,9 +33,11 @@ func (h *Handler) routes() chi.Router {
 	h.exploreRoutes(r)
 	h.settingsRoutes(r)
 	h.codeRoutes(r)
+	h.editorRoutes(r)
 	h.issueRoutes(r)
 	h.pullRoutes(r)
 	h.adminRoutes(r)
+	h.orgRoutes(r)
 	return r
 }
 
