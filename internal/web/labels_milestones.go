@@ -55,13 +55,12 @@ type milestoneForm struct {
 }
 
 // milestones lists a repository's open or closed milestones with their
-// progress and due dates (any reader of the repository, as the API).
+// progress and due dates (readers of its issues or pull requests).
 func (h *Handler) milestones(w http.ResponseWriter, r *http.Request) error {
-	rc, err := h.loadRepo(r)
+	rc, err := h.loadLabelsRepo(r)
 	if err != nil {
 		return err
 	}
-	rc.Tab = "issues"
 	q := r.URL.Query()
 	state := q.Get("state")
 	if state != "closed" {

@@ -49,31 +49,45 @@ func canWriteLabels(rc *repoCtx) bool {
 	return rc.Perm.CanWrite(repo.UnitIssues) || rc.Perm.CanWrite(repo.UnitPulls) || rc.Perm.IsAdmin()
 }
 
+// loadLabelsRepo loads the repository of a label or milestone page: the
+// visitor must read its issues or its pull requests (with both units off,
+// or unreadable, the pages are not found), as Gitea's
+// reqRepoIssuesOrPullsReader.
+func (h *Handler) loadLabelsRepo(r *http.Request) (*repoCtx, error) {
+	rc, err := h.loadRepo(r)
+	if err != nil {
+		return nil, err
+	}
+	if !rc.Perm.CanRead(repo.UnitIssues) && !rc.Perm.CanRead(repo.UnitPulls) {
+		return nil, errs.NotFound("no such page")
+	}
+	rc.Tab = "issues"
+	return rc, nil
+}
+
 // labelsWriter loads the repository of a label or milestone change: the
 // visitor must be signed in and write issues or pull requests.
 func (h *Handler) labelsWriter(r *http.Request) (*repoCtx, error) {
-	rc, err := h.loadRepo(r)
+	rc, err := h.loadLabelsRepo(r)
 	if err != nil {
 		return nil, err
 	}
 	if err := signedIn(r); err != nil {
 		return nil, err
 	}
-	rc.Tab = "issues"
 	if !canWriteLabels(rc) {
 		return nil, errs.Forbidden("You need write access to the issues or pull requests of this repository.")
 	}
 	return rc, nil
 }
 
-// labels lists a repository's labels with their issue counts (any reader of
-// the repository, as the API).
+// labels lists a repository's labels with their issue counts (readers of
+// its issues or pull requests).
 func (h *Handler) labels(w http.ResponseWriter, r *http.Request) error {
-	rc, err := h.loadRepo(r)
+	rc, err := h.loadLabelsRepo(r)
 	if err != nil {
 		return err
 	}
-	rc.Tab = "issues"
 	return h.renderLabels(w, r, rc, http.StatusOK, labelsPage{})
 }
 

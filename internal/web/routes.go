@@ -20,6 +20,7 @@ func (h *Handler) routes() chi.Router {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "This page does not accept "+r.Method+" requests.")
 	})
 	r.Get("/", h.page(h.home))
+	r.Post("/-/markup", h.page(h.previewMarkdown))
 
 	// Signing in and out.
 	r.Get("/user/login", h.page(h.loginForm))

@@ -144,13 +144,30 @@ func TestBrowserForgeFlow(t *testing.T) {
 	}
 	page("new issue", "alice/demo/issues/new", "#issue-title")
 	CheckAccessibility(t, ctx, "new issue page")
-	Do(t, ctx, "open an issue",
+	Do(t, ctx, "write an issue",
 		chromedp.SendKeys(chromedp.CSS("#issue-title"), "The greeting is too short"),
 		chromedp.SendKeys(chromedp.CSS("#issue-content"), "It says **hello** only."),
 		chromedp.SetUploadFiles(chromedp.CSS("input[name=files]"), []string{attachment}),
-		chromedp.Click(chromedp.CSS("form.issue-new button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS("#comment-content")),
 	)
+	// The editor's preview is rendered by the server.
+	Do(t, ctx, "preview the issue", chromedp.Click(chromedp.CSS(".editor-tabs button:nth-child(2)")),
+		chromedp.WaitVisible(chromedp.CSS(".editor-preview strong")))
+	if got := brText(t, ctx, ".editor-preview strong"); got != "hello" {
+		t.Fatalf("preview: %q", got)
+	}
+	Do(t, ctx, "back to writing", chromedp.Click(chromedp.CSS(".editor-tabs button:nth-child(1)")),
+		chromedp.WaitVisible(chromedp.CSS("#issue-content")))
+	// A file dropped on the editor joins the form's files.
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["dropped\n"], "dropped.txt", {type: "text/plain"}));
+		document.querySelector("#issue-content").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		return document.querySelector("input[name=files]").files.length;
+	})()`))
+	if err != nil || n != 2 {
+		t.Fatalf("files after a drop: %d %v", n, err)
+	}
+	Submit(t, ctx, "open an issue", "#comment-content", chromedp.Click(chromedp.CSS("form.issue-new button[type=submit]")))
 	issueURL := brLocation(t, ctx)
 	if !strings.HasSuffix(issueURL, "/alice/demo/issues/1") {
 		t.Fatalf("after opening the issue: %s", issueURL)
@@ -176,7 +193,7 @@ func TestBrowserForgeFlow(t *testing.T) {
 		} `json:"assets"`
 	}
 	s.Do("GET", "api/v1/repos/alice/demo/issues/1").Decode(t, &iss)
-	if iss.Comments != 1 || len(iss.Labels) != 1 || iss.Labels[0].Name != "bug" || len(iss.Assets) != 1 {
+	if iss.Comments != 1 || len(iss.Labels) != 1 || iss.Labels[0].Name != "bug" || len(iss.Assets) != 2 {
 		t.Fatalf("issue through the API: %+v", iss)
 	}
 
