@@ -312,4 +312,19 @@ func TestBrowserForgeFlow(t *testing.T) {
 	if alice.FullName != "Alice Liddell" {
 		t.Fatalf("full name after the admin's edit: %q", alice.FullName)
 	}
+
+	// On a phone's screen the main pages fit the width: nothing but code and
+	// tables (which scroll inside their boxes) is wider than the screen.
+	Do(t, ctx, "phone screen", chromedp.EmulateViewport(390, 844))
+	for _, path := range []string{"/", "alice/demo", "alice/demo/src/branch/main/src/hello.go", "alice/demo/issues/1",
+		"alice/demo/pulls/2", "alice/demo/pulls/2/files", "alice/demo/releases", "-/admin", "explore/repos"} {
+		page("phone "+path, path, "main")
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+		if err != nil || wide {
+			Screenshot(t, ctx, "phone-too-wide")
+			t.Errorf("%s is wider than a phone's screen (%v)", path, err)
+		}
+	}
+	page("phone repository home", "alice/demo", "main")
+	Screenshot(t, ctx, "phone-repo-home")
 }
