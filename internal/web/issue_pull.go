@@ -56,7 +56,11 @@ type issuePullView struct {
 	Styles       []issueMergeStyle
 	DeleteBranch bool
 	CanForce     bool
-	Merger       *user.User
+	// AutoMerge is the merge scheduled for when the head's checks succeed
+	// (nil: none); CanCancelAutoMerge lets the visitor cancel it.
+	AutoMerge          *pull.AutoMerge
+	CanCancelAutoMerge bool
+	Merger             *user.User
 	MergedCommit string
 }
 
@@ -159,6 +163,11 @@ func (h *Handler) issuePullBox(ctx context.Context, c *issueCtx, p *pull.PullReq
 		return v, nil
 	}
 	v.CanMerge = true
+	am, err := h.Pulls.GetAutoMerge(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	v.AutoMerge, v.CanCancelAutoMerge = am, am != nil && (am.DoerID == c.doer.ID || rc.Perm.IsAdmin())
 	v.CanForce = rc.Perm.IsAdmin()
 	v.DeleteBranch = rc.Repo.Settings.DefaultDeleteBranchAfterMerge
 	def := rc.Repo.Settings.DefaultMergeStyle
@@ -263,10 +272,54 @@ func (h *Handler) postPullMerge(w http.ResponseWriter, r *http.Request) error {
 		DeleteBranch: issueFormBool(r.PostFormValue("delete_branch_after_merge")),
 		Force:        issueFormBool(r.PostFormValue("force_merge")) && rc.Perm.IsAdmin(),
 	}}
+	if issueFormBool(r.PostFormValue("merge_when_checks_succeed")) {
+		if p.HasMerged || p.Issue.IsClosed {
+			return h.issueBack(w, r, back, errs.Invalid("The pull request is already merged or closed."))
+		}
+		scheduled, err := h.Pulls.ScheduleAutoMerge(ctx, mc)
+		if err != nil {
+			return h.issueBack(w, r, back, err)
+		}
+		if scheduled {
+			return h.issueDone(w, r, back, "The pull request will be merged when all checks succeed.")
+		}
+	}
 	if err := h.Pulls.Merge(ctx, mc); err != nil {
 		return h.issueBack(w, r, back, err)
 	}
 	return h.issueDone(w, r, back, "The pull request was merged.")
+}
+
+// postCancelAutoMerge serves POST /{owner}/{repo}/pulls/{index}/cancel_auto_merge:
+// the one who scheduled the merge, or a repository administrator, cancels it.
+func (h *Handler) postCancelAutoMerge(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.loadIssueForm(r)
+	if err != nil {
+		return err
+	}
+	if !c.issue.IsPull {
+		return errs.NotFound("no such page")
+	}
+	ctx := r.Context()
+	p, err := h.Pulls.GetByIssueID(ctx, c.issue.ID)
+	if err != nil {
+		return err
+	}
+	am, err := h.Pulls.GetAutoMerge(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	back := c.link()
+	if am == nil {
+		return h.issueBack(w, r, back, errs.NotFound("No merge is scheduled."))
+	}
+	if am.DoerID != c.doer.ID && !c.rc.Perm.IsAdmin() {
+		return errs.Forbidden("Only the one who scheduled the merge, or an administrator, may cancel it.")
+	}
+	if err := h.Pulls.CancelAutoMerge(ctx, p); err != nil {
+		return h.issueBack(w, r, back, err)
+	}
+	return h.issueDone(w, r, back, "The scheduled merge was cancelled.")
 }
 
 // issueFormBool reads a checkbox or boolean form value.

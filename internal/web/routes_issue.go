@@ -19,6 +19,7 @@ func (h *Handler) issueRoutes(r chi.Router) {
 	r.Get(base+"/pulls", h.page(h.listRepoPulls))
 	r.Get(base+"/pulls/{index}", h.page(h.viewPullConversation))
 	r.Post(base+"/pulls/{index}/merge", h.page(h.postPullMerge))
+	r.Post(base+"/pulls/{index}/cancel_auto_merge", h.page(h.postCancelAutoMerge))
 	for _, kind := range []string{"/issues", "/pulls"} {
 		one := base + kind + "/{index}"
 		r.Post(one+"/comments", h.page(h.postComment))
