@@ -61,7 +61,7 @@ type issuePullView struct {
 	AutoMerge          *pull.AutoMerge
 	CanCancelAutoMerge bool
 	Merger             *user.User
-	MergedCommit string
+	MergedCommit       string
 }
 
 // viewPullConversation serves /{owner}/{repo}/pulls/{index}: the conversation, the

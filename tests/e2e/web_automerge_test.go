@@ -24,7 +24,7 @@ func TestWebAutoMerge(t *testing.T) {
 		t.Fatalf("commit: %d %s", r.Status, r.Body)
 	}
 	var pr struct {
-		Number int `json:"number"`
+		Number int  `json:"number"`
 		Merged bool `json:"merged"`
 		Head   struct {
 			Sha string `json:"sha"`
