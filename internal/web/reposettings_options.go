@@ -34,6 +34,8 @@ type repoOptionsPage struct {
 	// ForcePrivate is [repository] FORCE_PRIVATE for a non-admin.
 	ForcePrivate bool
 	FullName     string
+	// Mirror is the pull mirror's state (nil: not a mirror).
+	Mirror *repo.Mirror
 }
 
 // optionUnits are the units the options page toggles: form field, unit and
@@ -108,6 +110,15 @@ func (h *Handler) renderRepoOptions(w http.ResponseWriter, r *http.Request, rc *
 	for _, m := range mergeStyleFields {
 		p.MergeStyles = append(p.MergeStyles, mergeStyleToggle{Field: m.field, Name: m.name, Allowed: *mergeStyleSetting(&st, m.field)})
 	}
+	if rc.Repo.IsMirror {
+		ms, err := h.Repos.MirrorsOf(r.Context(), []int64{rc.Repo.ID})
+		if err != nil {
+			return err
+		}
+		if m, ok := ms[rc.Repo.ID]; ok {
+			p.Mirror = &m
+		}
+	}
 	if p.IsOwner {
 		t, err := h.Repos.PendingTransfer(r.Context(), rc.Repo.ID)
 		switch {
@@ -137,6 +148,11 @@ func (h *Handler) repoOptionsPost(w http.ResponseWriter, r *http.Request) error 
 		err = h.updateRepoBasics(w, r, rc)
 	case "advanced":
 		err = h.updateRepoUnits(w, r, rc)
+	case "mirror", "mirror-sync":
+		if !rc.Repo.IsMirror {
+			return errs.NotFound("this repository is not a mirror")
+		}
+		err = h.updateMirror(w, r, rc, action == "mirror-sync")
 	case "transfer", "cancel_transfer", "archive", "unarchive", "delete":
 		if !rc.Perm.IsOwner() {
 			return errs.Forbidden("Only the owner of this repository may do this.")
@@ -158,6 +174,23 @@ func (h *Handler) repoOptionsPost(w http.ResponseWriter, r *http.Request) error 
 		return h.renderRepoOptions(w, r, rc, http.StatusUnprocessableEntity, errMessage(err, "The change was refused."))
 	}
 	return err
+}
+
+// updateMirror saves a mirror's interval and pruning (action=mirror) or
+// fetches it now (action=mirror-sync).
+func (h *Handler) updateMirror(w http.ResponseWriter, r *http.Request, rc *repoCtx, syncNow bool) error {
+	if syncNow {
+		if err := h.Repos.SyncMirror(r.Context(), rc.Repo); err != nil {
+			return err
+		}
+		return h.settingsDone(w, r, rc, "", "The mirror has been synchronized.")
+	}
+	interval := strings.TrimSpace(r.PostFormValue("interval"))
+	prune := formChecked(r, "enable_prune")
+	if _, err := h.Repos.Edit(r.Context(), rc.Repo, repo.EditOptions{MirrorInterval: &interval, EnablePrune: &prune}, repoEditor(r, rc)); err != nil {
+		return err
+	}
+	return h.settingsDone(w, r, rc, "", "The mirror settings have been updated.")
 }
 
 // repoEditor is who edits rc: the owner renames; FORCE_PRIVATE spares site
