@@ -45,7 +45,7 @@ func TestWebMirrorSettings(t *testing.T) {
 	}
 	w := s.Web(t)
 	w.SignIn(adminName, adminPassword)
-	w.Get(adminName + "/mirrored/settings").MustContain(t, http.StatusOK, "Mirror", "Synchronize now", src)
+	w.Get(adminName+"/mirrored/settings").MustContain(t, http.StatusOK, "Mirror", "Synchronize now", src)
 	p := w.Post(adminName+"/mirrored/settings", url.Values{"action": {"mirror"}, "interval": {"2h0m0s"}, "enable_prune": {"on"}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("mirror settings: %d %s", p.Status, p.Body)
