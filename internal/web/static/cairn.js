@@ -96,3 +96,41 @@ function enhanceEditor(textarea) {
 }
 
 document.querySelectorAll("textarea[data-markdown]").forEach(enhanceEditor);
+
+// Long lists (the files of a large pull request) load their next page
+// when the reader reaches its link (a[data-load-more], whose value selects
+// the items); without JavaScript the link opens that page.
+function loadMore(link) {
+  const selector = link.dataset.loadMore;
+  const pager = link.closest("nav") || link;
+  let loading = false;
+  const observer = new IntersectionObserver(async (entries) => {
+    if (loading || !entries.some((e) => e.isIntersecting)) {
+      return;
+    }
+    loading = true;
+    try {
+      const response = await fetch(link.href, { credentials: "same-origin" });
+      if (!response.ok) {
+        throw new Error(response.statusText);
+      }
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      for (const item of doc.querySelectorAll(selector)) {
+        pager.before(document.adoptNode(item));
+      }
+      const next = doc.querySelector("a[data-load-more]");
+      if (next) {
+        link.href = next.href;
+        loading = false;
+      } else {
+        observer.disconnect();
+        link.remove();
+      }
+    } catch (err) {
+      observer.disconnect(); // the link still works by hand
+    }
+  }, { rootMargin: "600px" });
+  observer.observe(link);
+}
+
+document.querySelectorAll("a[data-load-more]").forEach(loadMore);
