@@ -339,7 +339,7 @@ func (a *app) routes(api *v1.API) http.Handler {
 	handle("GET /assets/", a.web.Assets())
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
-		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics,
+		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics, RequireSignin: a.cfg.Service.RequireSigninView,
 		Fallback: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if isReleaseDownload(r.URL.Path) {
 				api.ServeHTTP(w, r)
@@ -381,7 +381,7 @@ func (a *app) sshServer() (*sshd.Server, error) {
 	}
 	return sshd.New(sshd.Options{
 		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
-		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone, Metrics: a.metrics,
+		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone && !a.cfg.Service.RequireSigninView, Metrics: a.metrics,
 	})
 }
 

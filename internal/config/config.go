@@ -231,7 +231,7 @@ type ServiceSection struct {
 	EnableTimetracking    bool   `key:"ENABLE_TIMETRACKING" default:"true" doc:"Allow time tracking."`
 	EnableDependencies    bool   `key:"DEFAULT_ENABLE_DEPENDENCIES" default:"true" doc:"Issue dependencies are on in new repositories."`
 	DisableRegistration   bool   `key:"DISABLE_REGISTRATION" default:"false" doc:"Refuse sign-up through the web interface; administrators still create accounts (API, CLI)."`
-	RequireSigninView     bool   `key:"REQUIRE_SIGNIN_VIEW" default:"false" doc:"Web pages answer only signed-in users; others are sent to the sign-in page."`
+	RequireSigninView     bool   `key:"REQUIRE_SIGNIN_VIEW" default:"false" doc:"Only signed-in users see anything: web pages and downloads send others to the sign-in page, the API answers 401, git over HTTP asks for credentials and anonymous SSH clones are off."`
 }
 
 // SessionSection is [session]: the web interface's sign-in sessions, kept

@@ -33,6 +33,9 @@ type Handler struct {
 	Hooks    *hooks.Server
 	Git      *git.Git
 	Disabled bool // [repository] DISABLE_HTTP_GIT
+	// RequireSignin refuses anonymous clones, even of public repositories
+	// ([service] REQUIRE_SIGNIN_VIEW).
+	RequireSignin bool
 	// Fallback serves requests that are not git requests.
 	Fallback http.Handler
 	// Metrics counts git operations; nil counts nothing.
@@ -127,6 +130,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 	var doer *user.User
 	if id != nil {
 		doer = id.User
+	}
+	if doer == nil && h.RequireSignin {
+		h.unauthorized(w, "Authentication required.")
+		return
 	}
 	write := svc == git.ReceivePack
 	rp, err := h.Repos.Get(ctx, req.owner, req.name)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -315,6 +316,10 @@ func (a *API) serveAttachment(w http.ResponseWriter, r *http.Request, notFound e
 	id, err := a.Authn.Authenticate(r, false)
 	if err != nil {
 		a.fail(w, r, err)
+		return
+	}
+	if id == nil && a.Config.Service.RequireSigninView { // a web address: sign in first
+		http.Redirect(w, r, "/user/login?redirect_to="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		return
 	}
 	var u, v *user.User // the caller, and the caller as far as visibility goes

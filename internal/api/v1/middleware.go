@@ -2,6 +2,7 @@ package v1
 
 import (
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -84,6 +85,14 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		id, err := a.Authn.Authenticate(r, true)
 		if err != nil {
 			a.fail(w, r, err)
+			return
+		}
+		if id == nil && a.Config.Service.RequireSigninView {
+			if !strings.HasPrefix(r.URL.Path, "/api/") { // a web address (release downloads): sign in first
+				http.Redirect(w, r, "/user/login?redirect_to="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			a.errorJSON(w, http.StatusUnauthorized, "Only signed in user is allowed to call APIs.")
 			return
 		}
 		if id != nil {
