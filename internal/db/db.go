@@ -189,6 +189,10 @@ func mysqlDSN(raw string) (string, error) {
 	cfg.Collation = "utf8mb4_bin"
 	cfg.MultiStatements = false
 	cfg.InterpolateParams = true
+	// Rows affected counts the rows an UPDATE matched, as on SQLite and
+	// PostgreSQL, not only those whose values changed: "nothing matched"
+	// (a concurrent change) must not be confused with "nothing to change".
+	cfg.ClientFoundRows = true
 	return cfg.FormatDSN(), nil
 }
 

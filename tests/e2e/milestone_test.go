@@ -238,3 +238,22 @@ func TestMilestonePermissionMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestMilestoneEditWithoutChange saves a milestone with the values it has,
+// twice within a second: on every database that is a success, never the
+// "changed at the same time" conflict (MariaDB counts matched rows too).
+func TestMilestoneEditWithoutChange(t *testing.T) {
+	s := StartServer(t)
+	u := s.CreateUser("msame")
+	if r := s.API("POST", "user/repos", u.Token, map[string]any{"name": "ms"}); r.Status != 201 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "repos/msame/ms/milestones", u.Token, map[string]any{"title": "v1"}); r.Status != 201 {
+		t.Fatalf("milestone: %d %s", r.Status, r.Body)
+	}
+	for i := range 3 {
+		if r := s.API("PATCH", "repos/msame/ms/milestones/1", u.Token, map[string]any{"state": "open"}); r.Status != 200 {
+			t.Fatalf("save %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+}
