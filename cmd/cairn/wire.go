@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/notify"
+	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/observe"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
@@ -35,6 +37,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
 	"github.com/cairn-forge/cairn/internal/templates"
+	"github.com/cairn-forge/cairn/internal/twofa"
 	"github.com/cairn-forge/cairn/internal/user"
 	"github.com/cairn-forge/cairn/internal/web"
 	"github.com/cairn-forge/cairn/internal/webhook"
@@ -64,6 +67,8 @@ type app struct {
 	signatures *signature.Verifier
 	signer     *signature.Signer
 	avatars    avatar.Files
+	// twoFA is two-factor sign-in (TOTP and scratch codes).
+	twoFA *twofa.Service
 	// queue is the durable job queue (webhook deliveries); webhooks the
 	// hooks and their deliveries; v1 the API, built once (it is also the
 	// webhooks' event source).
@@ -72,7 +77,9 @@ type app struct {
 	// activity records actions in the transactions of their changes and
 	// reads the activity feeds.
 	activity *activity.Service
-	v1       *v1.API
+	// oauth2 keeps the accounts' OAuth2 applications.
+	oauth2 *oauth2.Service
+	v1     *v1.API
 	// web is the web interface.
 	web *web.Handler
 	// logger writes the access log (nil: none) and metrics counts requests
@@ -198,9 +205,17 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.gpgKeys = signature.NewService(d, a.users)
 	a.signatures = signature.NewVerifier(d, a.users.Store, a.git, a.signer)
 	a.protect.SetVerifier(a.signatures)
+	// Two-factor sign-in: secrets sealed with the instance secret; a
+	// password alone no longer authenticates its accounts.
+	if a.twoFA, err = newTwoFactor(d, cfg); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.authn.SetSecondFactor(a.twoFA)
+	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
 	// When the instance signs the commits it writes ([repository.signing];
-	// no account has two-factor sign-in yet, so "twofa" never holds).
-	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, nil)
+	// "twofa" holds for accounts with two-factor sign-in).
+	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, a.twoFA.Enabled)
 	if err != nil {
 		d.Close()
 		return nil, err
@@ -208,6 +223,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.repos.SetCommitSigning(signing)
 	a.pulls.SetMergeSigning(signing, a.protect.ReviewRules)
 	a.users.AddDeleteHook(a.gpgKeys.UserDeleteHook())
+	a.oauth2 = oauth2.NewService(d)
+	a.users.AddDeleteHook(a.oauth2.UserDeleteHook())
 	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
 	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
@@ -244,6 +261,24 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 
 func (a *app) close() { a.db.Close() }
 
+// newTwoFactor builds two-factor sign-in; authenticator applications show
+// the instance as "Cairn (host)".
+func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
+	secret, err := webhook.InstanceSecret(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("instance secret: %w", err)
+	}
+	box, err := webhook.NewSecretBox(secret)
+	if err != nil {
+		return nil, err
+	}
+	issuer := "Cairn"
+	if u, err := url.Parse(cfg.RootURL); err == nil && u.Hostname() != "" {
+		issuer += " (" + u.Hostname() + ")"
+	}
+	return twofa.NewService(d, box, twofa.Options{Issuer: issuer}), nil
+}
+
 // checkLevel refuses a database that is not at this binary's migration level.
 func checkLevel(ctx context.Context, d *db.DB) error {
 	pending, newer, err := d.MigrationState(ctx, migrations.All())
@@ -272,7 +307,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity,
+		Activity: a.activity, OAuth2: a.oauth2,
 	})
 }
 
@@ -287,7 +322,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Issues: a.issues, Pulls: a.pulls, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
-		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(),
+		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
 	})
 }
 

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -31,6 +32,9 @@ type Identity struct {
 	User   *user.User
 	Token  *Token // set for MethodToken
 	Method Method
+	// SecondFactor is set for a password sign-in that also gave a valid
+	// one-time code (the account has two-factor sign-in).
+	SecondFactor bool
 }
 
 // Authenticator reads the credentials a request carries.
@@ -39,7 +43,30 @@ type Authenticator struct {
 	tokens *Tokens
 	// session reads the web session of a request (nil: none).
 	session func(r *http.Request) (*user.User, error)
+	// second checks accounts' second factor (nil: none has one).
+	second SecondFactor
 }
+
+// SecondFactor is two-factor sign-in (twofa.Service): a password alone
+// does not authenticate an account that has it.
+type SecondFactor interface {
+	Enabled(ctx context.Context, uid int64) (bool, error)
+	// Verify checks and uses up a one-time code.
+	Verify(ctx context.Context, uid int64, code string) error
+}
+
+// ErrSecondFactor is wrapped by the 401 error of a password sign-in of an
+// account with two-factor sign-in that came without a valid one-time code
+// (git over HTTP tells to use an access token instead).
+var ErrSecondFactor = errors.New("two-factor authentication is enabled")
+
+// OTPHeader carries the one-time code of a basic-auth password sign-in to
+// the API of an account with two-factor sign-in, as in Gitea.
+const OTPHeader = "X-Gitea-OTP"
+
+// SetSecondFactor makes password sign-ins of accounts with two-factor
+// sign-in require a one-time code. Call it only while wiring.
+func (a *Authenticator) SetSecondFactor(f SecondFactor) { a.second = f }
 
 // SetSessionReader lets GET and HEAD requests without credentials be
 // identified by the web interface's session cookie.
@@ -71,7 +98,7 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 			if !ok {
 				return nil, errs.Unauthorized("invalid basic authentication header")
 			}
-			return a.Basic(ctx, r.RemoteAddr, name, pw)
+			return a.Basic(ctx, r.RemoteAddr, name, pw, r.Header.Get(OTPHeader))
 		default:
 			return nil, errs.Unauthorized("unsupported authorization scheme")
 		}
@@ -98,8 +125,10 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 // token as user name with an empty or "x-oauth-basic" password, or a user name
 // or e-mail with the account's password, throttled per account and per
 // client (the caller's address, http.Request.RemoteAddr). Tokens come first,
-// so a valid token is never throttled.
-func (a *Authenticator) Basic(ctx context.Context, client, name, pw string) (*Identity, error) {
+// so a valid token is never throttled. A password of an account with
+// two-factor sign-in also needs its one-time code, otp; without a valid one
+// the answer is 401 (wrapping ErrSecondFactor), as Gitea's.
+func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string) (*Identity, error) {
 	if looksLikeToken(pw) {
 		if id, err := a.byToken(ctx, pw); err == nil {
 			return id, nil
@@ -111,6 +140,24 @@ func (a *Authenticator) Basic(ctx context.Context, client, name, pw string) (*Id
 	u, err := a.users.Authenticate(ctx, name, pw, client)
 	if err != nil {
 		return nil, err
+	}
+	if a.second != nil {
+		on, err := a.second.Enabled(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if on {
+			if otp = strings.TrimSpace(otp); otp == "" {
+				return nil, &errs.Error{Kind: errs.KindUnauthorized, Message: "invalid provided OTP", Err: ErrSecondFactor}
+			}
+			if err := a.second.Verify(ctx, u.ID, otp); err != nil {
+				if errs.Is(err, errs.KindUnauthorized) {
+					return nil, &errs.Error{Kind: errs.KindUnauthorized, Message: "invalid provided OTP", Err: ErrSecondFactor}
+				}
+				return nil, err
+			}
+		}
+		return &Identity{User: u, Method: MethodPassword, SecondFactor: on}, nil
 	}
 	return &Identity{User: u, Method: MethodPassword}, nil
 }

@@ -117,6 +117,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, req request, svc
 			http.Error(w, "Too many failed sign-in attempts: try again in "+strconv.Itoa(e.RetryAfter)+" seconds, or use an access token.", http.StatusTooManyRequests)
 			return
 		}
+		if errors.Is(err, auth.ErrSecondFactor) || (err == nil && id.SecondFactor) {
+			// Git clients cannot send a one-time code (as Gitea).
+			h.unauthorized(w, "Users with two-factor authentication enabled cannot use git over HTTP with a user name and password: create a personal access token in the user settings (/user/settings/applications) and use it as the password.")
+			return
+		}
 		if err != nil {
 			h.unauthorized(w, "Authentication failed: wrong user name, password or token.")
 			return

@@ -33,12 +33,14 @@ func (h *Handler) routes() chi.Router {
 
 	h.exploreRoutes(r)
 	h.settingsRoutes(r)
+	h.oauth2AppRoutes(r)
 	h.codeRoutes(r)
 	h.editorRoutes(r)
 	h.issueRoutes(r)
 	h.pullRoutes(r)
 	h.adminRoutes(r)
 	h.orgRoutes(r)
+	h.twoFactorRoutes(r)
 	return r
 }
 

@@ -24,6 +24,7 @@ type settingsTab struct {
 // settingsTabs is the user settings' navigation with active marked.
 func settingsTabs(active string) []settingsTab {
 	tabs := []settingsTab{{"/user/settings", "Profile", false}, {"/user/settings/account", "Account", false},
+		{"/user/settings/security", "Security", false},
 		{"/user/settings/keys", "SSH / GPG keys", false}, {"/user/settings/applications", "Applications", false}}
 	for i := range tabs {
 		tabs[i].Active = tabs[i].Link == active

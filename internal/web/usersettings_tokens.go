@@ -27,6 +27,8 @@ type applicationsPage struct {
 	Error      string
 	// NewToken is the plaintext of a token just created, shown this once.
 	NewToken, NewTokenName string
+	// OAuth2 is the OAuth2 applications section (oauth2apps_settings.go).
+	OAuth2 oauth2Section
 }
 
 // tokenListLimit bounds the tokens listed (more is not a realistic account).
@@ -35,6 +37,9 @@ const tokenListLimit = 200
 func (h *Handler) renderApplications(w http.ResponseWriter, r *http.Request, status int, data applicationsPage) error {
 	var err error
 	if data.Tokens, _, err = h.tokenService().List(r.Context(), doer(r).ID, tokenListLimit, 0); err != nil {
+		return err
+	}
+	if err = h.loadOAuth2Section(r, &data.OAuth2); err != nil {
 		return err
 	}
 	data.Tabs = settingsTabs("/user/settings/applications")

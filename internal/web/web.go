@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
+	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
@@ -31,6 +32,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/templates"
+	"github.com/cairn-forge/cairn/internal/twofa"
 	"github.com/cairn-forge/cairn/internal/user"
 	"github.com/cairn-forge/cairn/internal/webhook"
 )
@@ -62,6 +64,10 @@ type Deps struct {
 	Webhooks *webhook.Service
 	Protect  *protect.Service
 	Queue    *queue.Queue
+	// TwoFA is two-factor sign-in (nil: off).
+	TwoFA *twofa.Service
+	// OAuth2 keeps the accounts' OAuth2 applications (nil: no pages).
+	OAuth2 *oauth2.Service
 	// Started is when the server started (the administration's uptime).
 	Started time.Time
 	// Secret is the instance secret; CSRF tokens and signed cookies are

@@ -345,7 +345,8 @@ func TestTokenLastUsedIsBatched(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		r := s.Do("GET", "api/v1/user", Token(tok.SHA1))
 		fndStatus(t, r, 200, "token request")
-		if qc := r.Header.Get("X-Cairn-Query-Count"); qc == "" || qc != basicCount {
+		// (A password request also asks whether the account has two-factor sign-in.)
+		if qc := r.Header.Get("X-Cairn-Query-Count"); qc == "" || basicCount == "" || atoiOr(qc) > atoiOr(basicCount) {
 			t.Fatalf("token request made %s queries, a password request %s", qc, basicCount)
 		}
 	}
@@ -368,4 +369,13 @@ func TestTokenLastUsedIsBatched(t *testing.T) {
 	if used3 <= used {
 		t.Fatalf("last-used time not written at shutdown: %d (created %d)", used3, created)
 	}
+}
+
+// atoiOr is the integer s holds, or a large number when it holds none.
+func atoiOr(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 1 << 30
+	}
+	return n
 }

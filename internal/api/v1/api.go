@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
+	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
@@ -57,7 +58,9 @@ type Deps struct {
 	Webhooks *webhook.Service
 	// Activity records and reads activity feeds (nil: no feed routes answer).
 	Activity *activity.Service
-	Version  string // Cairn's own version, e.g. 0.1.0
+	// OAuth2 keeps the accounts' OAuth2 applications (nil: no routes).
+	OAuth2  *oauth2.Service
+	Version string // Cairn's own version, e.g. 0.1.0
 }
 
 // API is the /api/v1 handler set.

@@ -65,6 +65,7 @@ func (a *API) routes() chi.Router {
 			a.hookRoutes(r, "", userHookOwner)
 			a.userStarWatchRoutes(r)
 			a.userTimeRoutes(r)
+			a.oauth2AppRoutes(r)
 			r.With(a.scope(auth.CatRepository)).Get("/repos", a.listMyRepos)
 			r.With(a.scope(auth.CatRepository)).Post("/repos", a.createMyRepo)
 		})

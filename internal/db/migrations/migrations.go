@@ -25,5 +25,7 @@ func All() []db.Migration {
 		webhooks0016(),
 		webSessions0017(),
 		actions0018(),
+		oauth2Applications0019(),
+		twoFactor0020(),
 	}
 }
