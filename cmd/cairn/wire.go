@@ -80,6 +80,10 @@ type app struct {
 	// oauth2 keeps the accounts' OAuth2 applications.
 	oauth2 *oauth2.Service
 	v1     *v1.API
+
+	// oauth2Provider is the OAuth2 authorization server of those applications.
+	oauth2Provider *oauth2.Provider
+
 	// web is the web interface.
 	web *web.Handler
 	// logger writes the access log (nil: none) and metrics counts requests
@@ -225,6 +229,9 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.users.AddDeleteHook(a.gpgKeys.UserDeleteHook())
 	a.oauth2 = oauth2.NewService(d)
 	a.users.AddDeleteHook(a.oauth2.UserDeleteHook())
+	a.oauth2Provider = oauth2.NewProvider(d, a.oauth2, time.Duration(cfg.OAuth2.AccessTokenExpirationTime)*time.Second,
+		time.Duration(cfg.OAuth2.RefreshTokenExpirationTime)*time.Hour)
+	a.authn.SetOAuth2Tokens(a.oauth2Provider)
 	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
 	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
@@ -323,6 +330,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
+		OAuth2Provider: a.oauth2Provider,
 	})
 }
 
@@ -405,6 +413,7 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
 		func(ctx context.Context) { a.queue.Run(ctx) },
 		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
+		func(ctx context.Context) { a.oauth2Provider.RunPruner(ctx, time.Hour) },
 	}
 }
 

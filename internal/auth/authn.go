@@ -45,6 +45,29 @@ type Authenticator struct {
 	session func(r *http.Request) (*user.User, error)
 	// second checks accounts' second factor (nil: none has one).
 	second SecondFactor
+	// oauth2 finds the access tokens the OAuth2 provider issued (nil: none).
+	oauth2 OAuth2Tokens
+}
+
+// OAuth2Tokens are the access tokens of the OAuth2 provider
+// (oauth2.Provider): opaque strings of their own form, accepted wherever a
+// personal access token is, with the scope they were issued for.
+type OAuth2Tokens interface {
+	// IsAccessToken reports whether s has the form of such a token.
+	IsAccessToken(s string) bool
+	// LookupAccessToken returns the user and scope of a live (unexpired,
+	// unrevoked) access token, or a 401 error.
+	LookupAccessToken(ctx context.Context, plain string) (*user.User, *Token, error)
+}
+
+// SetOAuth2Tokens makes the OAuth2 provider's access tokens authenticate.
+// Call it only while wiring.
+func (a *Authenticator) SetOAuth2Tokens(t OAuth2Tokens) { a.oauth2 = t }
+
+// isToken reports whether s has the form of an access token, personal or
+// issued by the OAuth2 provider.
+func (a *Authenticator) isToken(s string) bool {
+	return looksLikeToken(s) || (a.oauth2 != nil && a.oauth2.IsAccessToken(s))
 }
 
 // SecondFactor is two-factor sign-in (twofa.Service): a password alone
@@ -129,12 +152,12 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 // two-factor sign-in also needs its one-time code, otp; without a valid one
 // the answer is 401 (wrapping ErrSecondFactor), as Gitea's.
 func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string) (*Identity, error) {
-	if looksLikeToken(pw) {
+	if a.isToken(pw) {
 		if id, err := a.byToken(ctx, pw); err == nil {
 			return id, nil
 		}
 	}
-	if looksLikeToken(name) && (pw == "" || pw == "x-oauth-basic") {
+	if a.isToken(name) && (pw == "" || pw == "x-oauth-basic") {
 		return a.byToken(ctx, name)
 	}
 	u, err := a.users.Authenticate(ctx, name, pw, client)
@@ -163,6 +186,13 @@ func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string)
 }
 
 func (a *Authenticator) byToken(ctx context.Context, plain string) (*Identity, error) {
+	if a.oauth2 != nil && a.oauth2.IsAccessToken(plain) {
+		u, tok, err := a.oauth2.LookupAccessToken(ctx, plain)
+		if err != nil {
+			return nil, err
+		}
+		return &Identity{User: u, Token: tok, Method: MethodToken}, nil
+	}
 	tok, u, err := a.tokens.Lookup(ctx, plain)
 	if err != nil {
 		return nil, err

@@ -68,6 +68,16 @@ type Config struct {
 
 	// RepositoryRelease is [repository.release]: release asset limits.
 	RepositoryRelease RepositoryReleaseSection `section:"repository.release"`
+
+	// OAuth2 is [oauth2]: the OAuth2 provider's token lifetimes.
+	OAuth2 OAuth2Section `section:"oauth2"`
+}
+
+// OAuth2Section is [oauth2]: lifetimes of the tokens the OAuth2 provider
+// issues, in Gitea's units.
+type OAuth2Section struct {
+	AccessTokenExpirationTime  int64 `key:"ACCESS_TOKEN_EXPIRATION_TIME" default:"3600" doc:"Lifetime of an OAuth2 access token, in seconds."`
+	RefreshTokenExpirationTime int64 `key:"REFRESH_TOKEN_EXPIRATION_TIME" default:"730" doc:"Lifetime of an OAuth2 refresh token, in hours; each use replaces it with a new one."`
 }
 
 // ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the

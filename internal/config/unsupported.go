@@ -69,7 +69,7 @@ func notSupported() map[string][]string {
 		"metrics":               {"ENABLED_ISSUE_BY_LABEL", "ENABLED_ISSUE_BY_REPOSITORY"},
 		"cors":                  nil,
 		"camo":                  nil,
-		"oauth2":                nil,
+		"oauth2":                {"ENABLED", "JWT_SIGNING_ALGORITHM", "JWT_SIGNING_PRIVATE_KEY_FILE", "JWT_SECRET", "JWT_SECRET_URI", "INVALIDATE_REFRESH_TOKENS", "MAX_TOKEN_LENGTH", "DEFAULT_APPLICATIONS"},
 		"oauth2_client":         nil,
 		"openid":                nil,
 		"git":                   nil,

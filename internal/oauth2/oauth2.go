@@ -209,16 +209,19 @@ func (s *Service) RegenerateSecret(ctx context.Context, owner, id int64) (*Appli
 	return a, plain, nil
 }
 
-// Delete removes owner's application id.
+// Delete removes owner's application id with the grants users gave it
+// (and so every token it was issued).
 func (s *Service) Delete(ctx context.Context, owner, id int64) error {
-	found, err := s.store.remove(ctx, owner, id)
-	if err != nil {
-		return err
-	}
-	if !found {
-		return errs.NotFound("OAuth2 application not found [ID: %d]", id)
-	}
-	return nil
+	return s.db.WithTx(ctx, func(ctx context.Context) error {
+		found, err := s.store.remove(ctx, owner, id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return errs.NotFound("OAuth2 application not found [ID: %d]", id)
+		}
+		return grantStore{s.db}.removeGrantsWhere(ctx, "application_id = ?", id)
+	})
 }
 
 // VerifySecret returns the application clientID names when secret is its
@@ -240,7 +243,8 @@ func (s *Service) VerifySecret(ctx context.Context, clientID, secret string) (*A
 	return a, nil
 }
 
-// UserDeleteHook removes a deleted user's applications.
+// UserDeleteHook removes a deleted user's applications, the grants the
+// user gave and those given to the user's applications.
 func (s *Service) UserDeleteHook() user.DeleteHook { return deleteHook{s} }
 
 type deleteHook struct{ s *Service }
@@ -248,5 +252,10 @@ type deleteHook struct{ s *Service }
 func (deleteHook) CheckDelete(context.Context, *user.User) error { return nil }
 
 func (h deleteHook) Purge(ctx context.Context, u *user.User) error {
+	err := grantStore{h.s.db}.removeGrantsWhere(ctx,
+		"uid = ? OR application_id IN (SELECT id FROM oauth2_application WHERE uid = ?)", u.ID, u.ID)
+	if err != nil {
+		return err
+	}
 	return h.s.store.removeAllOf(ctx, u.ID)
 }

@@ -34,6 +34,7 @@ func (h *Handler) routes() chi.Router {
 	h.exploreRoutes(r)
 	h.settingsRoutes(r)
 	h.oauth2AppRoutes(r)
+	h.oauth2ProviderRoutes(r)
 	h.codeRoutes(r)
 	h.editorRoutes(r)
 	h.issueRoutes(r)

@@ -68,6 +68,9 @@ type Deps struct {
 	TwoFA *twofa.Service
 	// OAuth2 keeps the accounts' OAuth2 applications (nil: no pages).
 	OAuth2 *oauth2.Service
+	// OAuth2Provider is the OAuth2 authorization server (nil: its
+	// /login/oauth/ endpoints answer 404).
+	OAuth2Provider *oauth2.Provider
 	// Started is when the server started (the administration's uptime).
 	Started time.Time
 	// Secret is the instance secret; CSRF tokens and signed cookies are

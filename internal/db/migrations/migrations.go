@@ -27,5 +27,6 @@ func All() []db.Migration {
 		actions0018(),
 		oauth2Applications0019(),
 		twoFactor0020(),
+		oauth2Grants0021(),
 	}
 }
