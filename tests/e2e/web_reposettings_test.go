@@ -501,7 +501,7 @@ func TestWebRepoSettingsDeployKeys(t *testing.T) {
 	if len(list) != 1 || list[0].Title != "ci" || !list[0].ReadOnly {
 		t.Fatalf("deploy keys: %+v", list)
 	}
-	w.Get("alice/proj/settings/keys").MustContain(t, http.StatusOK, "<strong>ci</strong>", "read-only", list[0].Fingerprint[:16])
+	w.Get("alice/proj/settings/keys").MustContain(t, http.StatusOK, "<strong>ci</strong>", "read-only", pageText(list[0].Fingerprint[:16]))
 	rsPost(t, w, "alice/proj/settings/keys/delete", url.Values{"id": {strconv.FormatInt(list[0].ID, 10)}})
 	if list, _ := dkList(t, s, alice.Token, "alice/proj", ""); len(list) != 0 {
 		t.Fatalf("deploy keys after delete: %+v", list)

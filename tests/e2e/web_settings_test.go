@@ -300,7 +300,7 @@ func TestWebUserSettings(t *testing.T) {
 		line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(sshPub)))
 		w.Get("/user/settings/keys").MustContain(t, http.StatusOK, "You have no SSH keys.")
 		mustRedirect(t, w.Post("/user/settings/keys", url.Values{"type": {"ssh"}, "title": {"laptop"}, "content": {line}}), "/user/settings/keys")
-		w.Get("/user/settings/keys").MustContain(t, http.StatusOK, "laptop", strings.ReplaceAll(ssh.FingerprintSHA256(sshPub), "+", "&#43;"))
+		w.Get("/user/settings/keys").MustContain(t, http.StatusOK, "laptop", pageText(ssh.FingerprintSHA256(sshPub)))
 		var keys []struct {
 			ID    int64  `json:"id"`
 			Title string `json:"title"`
