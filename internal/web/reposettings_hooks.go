@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -200,19 +201,26 @@ func (h *Handler) createHook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	hk := &webhook.Hook{RepoID: rc.Repo.ID, Type: "gitea"}
-	err = applyHookForm(r, hk)
-	if err == nil {
-		err = h.Webhooks.Create(r.Context(), hk)
-	}
-	if err != nil {
-		if userError(err) && !errs.IsNotFound(err) {
-			return h.renderHookForm(w, r, rc, hk, http.StatusUnprocessableEntity, errMessage(err, "The webhook was refused."))
-		}
+	if done, err := h.saveHookForm(w, r, rc, hk, h.Webhooks.Create); done || err != nil {
 		return err
 	}
 	h.flash(w, "success", "The webhook has been added.")
 	http.Redirect(w, r, rc.Link+"/settings/hooks/"+strconv.FormatInt(hk.ID, 10), http.StatusSeeOther)
 	return nil
+}
+
+// saveHookForm applies the posted form to hk and saves it; a refusal shows
+// the form again with its message (done is then true).
+func (h *Handler) saveHookForm(w http.ResponseWriter, r *http.Request, rc *repoCtx, hk *webhook.Hook,
+	save func(context.Context, *webhook.Hook) error) (done bool, err error) {
+	err = applyHookForm(r, hk)
+	if err == nil {
+		err = save(r.Context(), hk)
+	}
+	if err != nil && userError(err) && !errs.IsNotFound(err) {
+		return true, h.renderHookForm(w, r, rc, hk, http.StatusUnprocessableEntity, errMessage(err, "The webhook was refused."))
+	}
+	return false, err
 }
 
 // editHook serves POST .../settings/hooks/{type}/{id} for hooks of type t.
@@ -229,14 +237,7 @@ func (h *Handler) editHook(t string) handlerFunc {
 		if hk.Type != t {
 			return errs.NotFound("no such webhook")
 		}
-		err = applyHookForm(r, hk)
-		if err == nil {
-			err = h.Webhooks.Update(r.Context(), hk)
-		}
-		if err != nil {
-			if userError(err) && !errs.IsNotFound(err) {
-				return h.renderHookForm(w, r, rc, hk, http.StatusUnprocessableEntity, errMessage(err, "The webhook was refused."))
-			}
+		if done, err := h.saveHookForm(w, r, rc, hk, h.Webhooks.Update); done || err != nil {
 			return err
 		}
 		return h.settingsDone(w, r, rc, "/hooks/"+strconv.FormatInt(hk.ID, 10), "The webhook has been updated.")
