@@ -3,12 +3,14 @@ package e2e
 import (
 	"bytes"
 	"encoding/base64"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,7 +79,10 @@ func editorUpload(t *testing.T, w *Web, path string, fields url.Values, files ma
 			_ = mw.WriteField(k, v)
 		}
 	}
-	for name, content := range files {
+	// The files go in name order, as a browser sends them in the order
+	// chosen: the default summary lists them in that order.
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		content := files[name]
 		fw, err := mw.CreateFormFile("files", name)
 		if err != nil {
 			t.Fatal(err)
