@@ -15,6 +15,8 @@ import (
 	"github.com/cairn-forge/cairn/internal/activity"
 	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/authsource"
+	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -83,6 +85,11 @@ type app struct {
 
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
+
+	// sources are the external sign-in sources (LDAP) and syncSchedule
+	// when their users are synchronised ([cron.sync_external_users]).
+	sources      *authsource.Service
+	syncSchedule authsource.Schedule
 
 	// web is the web interface.
 	web *web.Handler
@@ -216,6 +223,17 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a.authn.SetSecondFactor(a.twoFA)
+	// Sign-in sources: accounts of a source sign in through it, unknown
+	// logins are tried against the active sources.
+	if a.sources, err = newSignInSources(d, cfg, a.users); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.users.SetExternalSources(a.sources)
+	if a.syncSchedule, err = authsource.ParseSchedule(cfg.CronSyncExternalUsers.Schedule); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("[cron.sync_external_users] SCHEDULE: %w", err)
+	}
 	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
 	// When the instance signs the commits it writes ([repository.signing];
 	// "twofa" holds for accounts with two-factor sign-in).
@@ -286,6 +304,21 @@ func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
 	return twofa.NewService(d, box, twofa.Options{Issuer: issuer}), nil
 }
 
+// newSignInSources builds the sign-in sources with the kinds this binary
+// knows; their secrets are sealed with the instance secret.
+func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*authsource.Service, error) {
+	secret, err := webhook.InstanceSecret(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("instance secret: %w", err)
+	}
+	box, err := webhook.NewSecretBox(secret)
+	if err != nil {
+		return nil, err
+	}
+	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
+	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
+}
+
 // checkLevel refuses a database that is not at this binary's migration level.
 func checkLevel(ctx context.Context, d *db.DB) error {
 	pending, newer, err := d.MigrationState(ctx, migrations.All())
@@ -314,7 +347,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity, OAuth2: a.oauth2,
+		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources,
 	})
 }
 
@@ -407,7 +440,13 @@ func (a *app) workers() []func(context.Context) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
+	sync := a.cfg.CronSyncExternalUsers
 	return []func(context.Context){
+		func(ctx context.Context) {
+			if sync.Enabled {
+				a.sources.RunSync(ctx, a.syncSchedule, sync.RunAtStart, sync.UpdateExisting)
+			}
+		},
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },

@@ -71,6 +71,18 @@ type Config struct {
 
 	// OAuth2 is [oauth2]: the OAuth2 provider's token lifetimes.
 	OAuth2 OAuth2Section `section:"oauth2"`
+
+	// CronSyncExternalUsers is [cron.sync_external_users]: the
+	// synchronisation of the users of sign-in sources (LDAP).
+	CronSyncExternalUsers CronSyncExternalUsersSection `section:"cron.sync_external_users"`
+}
+
+// CronSyncExternalUsersSection is [cron.sync_external_users], with Gitea's keys and defaults.
+type CronSyncExternalUsersSection struct {
+	Enabled        bool   `key:"ENABLED" default:"true" doc:"Synchronise the users of the sign-in sources that have synchronisation enabled."`
+	RunAtStart     bool   `key:"RUN_AT_START" default:"false" doc:"Also synchronise once when the server starts."`
+	Schedule       string `key:"SCHEDULE" default:"@midnight" doc:"When to synchronise: @every <duration> (e.g. @every 24h), @hourly, @daily or @midnight; other cron expressions are refused."`
+	UpdateExisting bool   `key:"UPDATE_EXISTING" default:"true" doc:"Also update existing accounts (full name, e-mail, SSH keys, admin and restricted flags, reactivation); off: only create and deactivate."`
 }
 
 // OAuth2Section is [oauth2]: lifetimes of the tokens the OAuth2 provider
