@@ -202,6 +202,10 @@ func (s *Service) beginCheck(ctx context.Context, login, client string) (func(fa
 // authenticate checks login and pw; failed tells whether the refusal counts
 // as a failed password check.
 func (s *Service) authenticate(ctx context.Context, login, pw string) (*User, bool, error) {
+	if strings.ContainsRune(login, 0) { // no account has one; PostgreSQL cannot even compare it
+		password.Verify(dummyHash, pw)
+		return nil, true, errs.Unauthorized("user does not exist or password is wrong")
+	}
 	var u *User
 	var err error
 	if strings.Contains(login, "@") {
