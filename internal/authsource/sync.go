@@ -137,7 +137,8 @@ func (s *Service) syncBatch(ctx context.Context, src *Source, batch []*ExternalU
 		if !needsUpdate(u, ea) {
 			continue
 		}
-		if err := s.users.ApplyExternal(ctx, u, ea, true); err != nil {
+		changed, err := s.users.ApplyExternal(ctx, u, ea, true)
+		if err != nil {
 			if errs.Is(err, errs.KindInternal) {
 				return err
 			}
@@ -145,7 +146,9 @@ func (s *Service) syncBatch(ctx context.Context, src *Source, batch []*ExternalU
 			s.log.Warn("synchronisation: cannot update the account, skipped", "source", src.Name, "name", eu.Name, "err", err)
 			continue
 		}
-		res.Updated++
+		if changed {
+			res.Updated++
+		}
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func (s *Service) authenticateExternal(ctx context.Context, u *User, login, pw s
 		}
 		return u, false, nil
 	}
-	if err := s.ApplyExternal(ctx, u, ea, false); err != nil {
+	if _, err := s.ApplyExternal(ctx, u, ea, false); err != nil {
 		return nil, false, err
 	}
 	return u, false, nil
@@ -121,41 +121,48 @@ func (s *Service) RegisterExternal(ctx context.Context, ea *ExternalAccount) (*U
 // ApplyExternal brings u in line with its source: admin and restricted
 // flags (when the source manages them) and the keys copied from the
 // directory, at every sign-in; with full (synchronisation) also the full
-// name and e-mail address, and the account is active again.
-func (s *Service) ApplyExternal(ctx context.Context, u *User, ea *ExternalAccount, full bool) error {
-	return s.db.WithTx(ctx, func(ctx context.Context) error {
-		changed := false
+// name and e-mail address, and the account is active again. It reports
+// whether anything changed.
+func (s *Service) ApplyExternal(ctx context.Context, u *User, ea *ExternalAccount, full bool) (bool, error) {
+	changed := false
+	err := s.db.WithTx(ctx, func(ctx context.Context) error {
+		dirty := false
 		if ea.IsAdmin != nil && *ea.IsAdmin != u.IsAdmin {
-			u.IsAdmin, changed = *ea.IsAdmin, true
+			u.IsAdmin, dirty = *ea.IsAdmin, true
 		}
 		if ea.IsRestricted != nil && *ea.IsRestricted != u.IsRestricted {
-			u.IsRestricted, changed = *ea.IsRestricted, true
+			u.IsRestricted, dirty = *ea.IsRestricted, true
 		}
 		if full {
 			if ea.FullName != u.FullName && ValidateFullName(ea.FullName) == nil {
-				u.FullName, changed = ea.FullName, true
+				u.FullName, dirty = ea.FullName, true
 			}
 			if !u.IsActive {
-				u.IsActive, changed = true, true
+				u.IsActive, dirty = true, true
 			}
 			if email := strings.TrimSpace(ea.Email); email != "" && !strings.EqualFold(email, u.Email) {
 				if err := s.SetPrimaryEmail(ctx, u, email); err != nil {
 					return err
 				}
+				changed = true
 			}
 		}
-		if changed {
+		if dirty {
 			if err := s.Store.Update(ctx, u); err != nil {
 				return err
 			}
+			changed = true
 		}
 		if ea.SSHKeys != nil {
-			if _, err := s.replaceSourceKeys(ctx, u.ID, ea.SourceID, ea.SSHKeys); err != nil {
+			keys, err := s.replaceSourceKeys(ctx, u.ID, ea.SourceID, ea.SSHKeys)
+			if err != nil {
 				return err
 			}
+			changed = changed || keys
 		}
 		return nil
 	})
+	return changed, err
 }
 
 // replaceSourceKeys makes the keys of uid copied from source sourceID
