@@ -56,19 +56,18 @@ func adminAuth(ctx context.Context, args []string, e adminEnv) error {
 
 // ldapFlags are the flags of the LDAP commands, Gitea's names.
 type ldapFlags struct {
-	name, securityProtocol, host, userSearchBase, userFilter, adminFilter, restrictedFilter *string
-	usernameAttr, firstnameAttr, surnameAttr, emailAttr, sshKeyAttr, bindDN, bindPassword   *string
-	bindPasswordFile, userDN                                                                *string
-	notActive, active, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser *bool
-	port                                                                                    *int
-	pageSize                                                                                *uint
+	name, securityProtocol, host, userSearchBase, userFilter, adminFilter, restrictedFilter           *string
+	usernameAttr, firstnameAttr, surnameAttr, emailAttr, sshKeyAttr, avatarAttr, bindDN, bindPassword *string
+	bindPasswordFile, userDN                                                                          *string
+	notActive, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser                   *bool
+	port                                                                                              *int
+	pageSize                                                                                          *uint
 }
 
 func addLDAPFlags(fs *flag.FlagSet, mode authsource.Type) ldapFlags {
 	f := ldapFlags{
 		name:               fs.String("name", "", "the source's `NAME`"),
 		notActive:          fs.Bool("not-active", false, "deactivate the source"),
-		active:             fs.Bool("active", false, "activate the source"),
 		securityProtocol:   fs.String("security-protocol", "", "`PROTOCOL`: Unencrypted, LDAPS or StartTLS"),
 		skipTLSVerify:      fs.Bool("skip-tls-verify", false, "do not verify the server's TLS certificate"),
 		host:               fs.String("host", "", "the LDAP server's `HOST`"),
@@ -82,6 +81,7 @@ func addLDAPFlags(fs *flag.FlagSet, mode authsource.Type) ldapFlags {
 		surnameAttr:        fs.String("surname-attribute", "", "`ATTRIBUTE` holding the surname"),
 		emailAttr:          fs.String("email-attribute", "", "`ATTRIBUTE` holding the e-mail address"),
 		sshKeyAttr:         fs.String("public-ssh-key-attribute", "", "`ATTRIBUTE` holding the user's public SSH keys"),
+		avatarAttr:         fs.String("avatar-attribute", "", "`ATTRIBUTE` holding the user's picture (e.g. jpegPhoto), used as the avatar"),
 	}
 	if mode == authsource.TypeLDAP {
 		f.userSearchBase = fs.String("user-search-base", "", "`DN` under which users are searched")
@@ -113,9 +113,6 @@ func (f ldapFlags) apply(c *adminCommand, src *authsource.Source, cfg *ldapsourc
 	if c.given("not-active") {
 		src.IsActive = !*f.notActive
 	}
-	if c.given("active") {
-		src.IsActive = *f.active
-	}
 	boolean("synchronize-users", &src.IsSyncEnabled, f.synchronizeUser)
 	if c.given("security-protocol") {
 		p, ok := ldapsource.ParseSecurityProtocol(*f.securityProtocol)
@@ -140,6 +137,7 @@ func (f ldapFlags) apply(c *adminCommand, src *authsource.Source, cfg *ldapsourc
 	str("surname-attribute", &cfg.AttributeSurname, f.surnameAttr)
 	str("email-attribute", &cfg.AttributeMail, f.emailAttr)
 	str("public-ssh-key-attribute", &cfg.AttributeSSHPublicKey, f.sshKeyAttr)
+	str("avatar-attribute", &cfg.AttributeAvatar, f.avatarAttr)
 	str("bind-dn", &cfg.BindDN, f.bindDN)
 	str("bind-password", &cfg.BindPassword, f.bindPassword)
 	if f.bindPasswordFile != nil && c.given("bind-password-file") {

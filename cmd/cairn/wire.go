@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -258,6 +260,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	// Uploaded avatars leave with their account or repository.
 	a.avatars = avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
 	a.users.AddDeleteHook(avatarCleanup{a.avatars})
+	a.users.SetExternalAvatars(sourceAvatars{files: a.avatars, store: a.users.Store, limits: avatar.Limits{
+		MaxWidth: cfg.Picture.AvatarMaxWidth, MaxHeight: cfg.Picture.AvatarMaxHeight, MaxFileSize: cfg.Picture.AvatarMaxFileSize}})
 	a.orgs.AddDeleteHook(func(ctx context.Context, o *user.User) error {
 		if o.Avatar != "" {
 			db.AfterCommit(ctx, func() { _ = a.avatars.Remove(o.Avatar) })
@@ -466,6 +470,39 @@ func (a *app) sshServer() (*sshd.Server, error) {
 		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
 		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone && !a.cfg.Service.RequireSigninView, Metrics: a.metrics,
 	})
+}
+
+// sourceAvatars stores the avatars sign-in sources give: named by the
+// source's bytes, so an unchanged image is recognised without decoding it.
+type sourceAvatars struct {
+	files  avatar.Files
+	store  *user.Store
+	limits avatar.Limits
+}
+
+func (s sourceAvatars) SetExternalAvatar(ctx context.Context, u *user.User, image []byte) error {
+	sum := sha256.Sum256(append([]byte(fmt.Sprintf("user:%d:source:", u.ID)), image...))
+	name := hex.EncodeToString(sum[:])
+	if u.Avatar == name {
+		return nil
+	}
+	png, err := avatar.Prepare(image, s.limits)
+	if err != nil {
+		return err
+	}
+	if err := s.files.SaveAs(name, png); err != nil {
+		return err
+	}
+	if err := s.store.SetAvatar(ctx, u.ID, name); err != nil {
+		_ = s.files.Remove(name)
+		return err
+	}
+	previous := u.Avatar
+	u.Avatar = name
+	if previous != "" {
+		_ = s.files.Remove(previous)
+	}
+	return nil
 }
 
 // avatarCleanup is the user delete hook that removes an uploaded avatar.

@@ -264,7 +264,7 @@ func (s *Service) ask(ctx context.Context, src *Source, login, pw string) (*user
 func (s *Service) account(src *Source, loginName string, eu *ExternalUser) *user.ExternalAccount {
 	ea := &user.ExternalAccount{
 		SourceID: src.ID, SourceType: int(src.Type), LoginName: loginName, Name: eu.Name, FullName: eu.FullName,
-		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted,
+		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted, Avatar: eu.Avatar,
 	}
 	if eu.KeysManaged {
 		ea.SSHKeys = eu.SSHKeys

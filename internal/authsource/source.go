@@ -65,6 +65,8 @@ type ExternalUser struct {
 	// IsAdmin and IsRestricted are nil when the source does not manage them.
 	IsAdmin      *bool
 	IsRestricted *bool
+	// Avatar is the user's image in the source (nil: none).
+	Avatar []byte
 }
 
 // ErrRejected is a source's answer to a wrong login or password: an unknown

@@ -153,14 +153,15 @@ func (s *Service) syncBatch(ctx context.Context, src *Source, batch []*ExternalU
 	return nil
 }
 
-// needsUpdate tells whether u differs from what the source says (keys are
-// compared by ApplyExternal itself, so a source that maps keys always asks).
+// needsUpdate tells whether u differs from what the source says (keys and
+// avatars are compared by ApplyExternal itself, so a source that maps them
+// always asks).
 func needsUpdate(u *user.User, ea *user.ExternalAccount) bool {
 	return !u.IsActive || (ea.FullName != u.FullName) ||
 		(ea.Email != "" && !strings.EqualFold(ea.Email, u.Email)) ||
 		(ea.IsAdmin != nil && *ea.IsAdmin != u.IsAdmin) ||
 		(ea.IsRestricted != nil && *ea.IsRestricted != u.IsRestricted) ||
-		ea.SSHKeys != nil
+		ea.SSHKeys != nil || len(ea.Avatar) > 0
 }
 
 // deactivateUnseen deactivates the active accounts of source sourceID that

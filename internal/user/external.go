@@ -29,6 +29,31 @@ type ExternalAccount struct {
 	// IsAdmin and IsRestricted are nil when the source does not manage them.
 	IsAdmin      *bool
 	IsRestricted *bool
+	// Avatar is the image the source holds for the user (nil: none, the
+	// account's avatar is left alone).
+	Avatar []byte
+}
+
+// ExternalAvatars stores an avatar image given by a sign-in source as the
+// account's avatar (cmd/cairn wires it to the avatar files).
+type ExternalAvatars interface {
+	SetExternalAvatar(ctx context.Context, u *User, image []byte) error
+}
+
+// SetExternalAvatars lets avatars from sign-in sources be stored. Call it
+// only while wiring.
+func (s *Service) SetExternalAvatars(a ExternalAvatars) { s.avatars = a }
+
+// applyAvatar stores the source's avatar of u, if any, outside any
+// transaction (it writes a file); an image that cannot be used is logged,
+// never a reason to refuse the sign-in.
+func (s *Service) applyAvatar(ctx context.Context, u *User, ea *ExternalAccount) {
+	if s.avatars == nil || len(ea.Avatar) == 0 {
+		return
+	}
+	if err := s.avatars.SetExternalAvatar(ctx, u, ea.Avatar); err != nil {
+		slog.Warn("the avatar from the sign-in source cannot be used", "user", u.Name, "source_id", ea.SourceID, "err", err)
+	}
 }
 
 // ExternalSources checks passwords of accounts that sign in through a
@@ -115,7 +140,11 @@ func (s *Service) RegisterExternal(ctx context.Context, ea *ExternalAccount) (*U
 		}
 		return err
 	})
-	return u, err
+	if err != nil {
+		return nil, err
+	}
+	s.applyAvatar(ctx, u, ea)
+	return u, nil
 }
 
 // ApplyExternal brings u in line with its source: admin and restricted
@@ -162,7 +191,12 @@ func (s *Service) ApplyExternal(ctx context.Context, u *User, ea *ExternalAccoun
 		}
 		return nil
 	})
-	return changed, err
+	if err != nil {
+		return false, err
+	}
+	before := u.Avatar
+	s.applyAvatar(ctx, u, ea)
+	return changed || u.Avatar != before, nil
 }
 
 // replaceSourceKeys makes the keys of uid copied from source sourceID

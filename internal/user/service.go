@@ -26,8 +26,10 @@ type Service struct {
 	minPw  int
 	hooks  []DeleteHook
 	guard  Throttle
-	// external checks accounts of sign-in sources (nil: none).
+	// external checks accounts of sign-in sources (nil: none); avatars
+	// stores the avatars they give (nil: ignored).
 	external ExternalSources
+	avatars  ExternalAvatars
 }
 
 // Throttle guards password checks against guessing (auth.Throttle).

@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -44,7 +48,23 @@ func bindDNSourceArgs(d *Directory, name, protocol string, port int) []string {
 		"--admin-filter", "(memberOf=cn=admins,ou=groups," + d.Base + ")",
 		"--restricted-filter", "(memberOf=cn=restricted,ou=groups," + d.Base + ")",
 		"--username-attribute", "uid", "--firstname-attribute", "givenName", "--surname-attribute", "sn",
-		"--email-attribute", "mail", "--public-ssh-key-attribute", "sshPublicKey"}
+		"--email-attribute", "mail", "--public-ssh-key-attribute", "sshPublicKey", "--avatar-attribute", "jpegPhoto"}
+}
+
+// jpegOf is a small JPEG image of one colour.
+func jpegOf(t *testing.T, c color.RGBA) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	for y := range 30 {
+		for x := range 40 {
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }
 
 // apiUser is the part of the API's user the LDAP tests read.
@@ -56,6 +76,7 @@ type apiUser struct {
 	IsAdmin    bool   `json:"is_admin"`
 	Restricted bool   `json:"restricted"`
 	Active     bool   `json:"active"`
+	AvatarURL  string `json:"avatar_url"`
 	SourceID   int64  `json:"source_id"`
 	LoginName  string `json:"login_name"`
 }
@@ -103,6 +124,7 @@ func TestLDAPSignIn(t *testing.T) {
 	d.AddUser("carol", "carol-secret", "", "Carol", "carol@example.org")
 	admins := d.AddGroup("admins", alice)
 	d.AddGroup("restricted", bob)
+	d.Modify(alice, "add", "jpegPhoto", jpegOf(t, color.RGBA{200, 10, 10, 255}))
 
 	s := StartServer(t, WithEnv("SSL_CERT_FILE="+d.CAFile, "CAIRN_SECURITY_LOGIN_FAILURES_PER_ACCOUNT=3",
 		"CAIRN_SECURITY_LOGIN_FAILURES_PER_ADDRESS=0"))
@@ -123,6 +145,25 @@ func TestLDAPSignIn(t *testing.T) {
 	if !ok || u.FullName != "Alice Liddell" || u.Email != "alice@example.org" || !u.IsAdmin || u.Restricted ||
 		u.SourceID != id || u.LoginName != "alice" {
 		t.Fatalf("alice after the first sign-in: %+v (found %v)", u, ok)
+	}
+	// The directory's photo is her avatar; signing in again keeps the same
+	// file, a new photo replaces it.
+	if !strings.Contains(u.AvatarURL, "/avatars/custom/") {
+		t.Fatalf("alice's avatar: %q", u.AvatarURL)
+	}
+	if r := s.Do("GET", strings.TrimPrefix(u.AvatarURL, s.URL)); r.Status != 200 || r.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("alice's avatar file: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	s.Do("GET", "api/v1/user", Basic("alice", "alice-secret"))
+	if again, _ := adminGetUser(t, s, "alice"); again.AvatarURL != u.AvatarURL {
+		t.Fatalf("unchanged photo, new avatar: %q then %q", u.AvatarURL, again.AvatarURL)
+	}
+	d.Modify(alice, "replace", "jpegPhoto", jpegOf(t, color.RGBA{10, 10, 200, 255}))
+	s.Do("GET", "api/v1/user", Basic("alice", "alice-secret"))
+	if again, _ := adminGetUser(t, s, "alice"); again.AvatarURL == u.AvatarURL || !strings.Contains(again.AvatarURL, "/avatars/custom/") {
+		t.Fatalf("new photo, avatar %q then %q", u.AvatarURL, again.AvatarURL)
+	} else if r := s.Do("GET", strings.TrimPrefix(u.AvatarURL, s.URL)); r.Status != 404 {
+		t.Fatalf("the previous avatar file is still served: %d", r.Status)
 	}
 	keys := s.API("GET", "users/alice/keys", s.AdminTok, nil)
 	if keys.Status != 200 || !strings.Contains(string(keys.Body), strings.Fields(aliceKey)[1]) {

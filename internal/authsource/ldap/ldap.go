@@ -74,6 +74,8 @@ type Config struct {
 	AttributeSurname      string
 	AttributeMail         string
 	AttributeSSHPublicKey string
+	// AttributeAvatar holds an image (e.g. jpegPhoto), the account's avatar.
+	AttributeAvatar string
 	// AttributesInBind reads the attributes as the bind DN rather than as the user.
 	AttributesInBind bool
 	// SearchPageSize pages the synchronisation's search (0: 500).
@@ -213,7 +215,7 @@ func (c *Config) dial(ctx context.Context) (*goldap.Conn, error) {
 // attributes lists the attributes to read from a user's entry.
 func (c *Config) attributes() []string {
 	var out []string
-	for _, a := range []string{c.AttributeUsername, c.AttributeName, c.AttributeSurname, c.AttributeMail, c.AttributeSSHPublicKey} {
+	for _, a := range []string{c.AttributeUsername, c.AttributeName, c.AttributeSurname, c.AttributeMail, c.AttributeSSHPublicKey, c.AttributeAvatar} {
 		if a != "" {
 			out = append(out, a)
 		}
@@ -365,6 +367,11 @@ func (c *Config) toUser(entry *goldap.Entry) *authsource.ExternalUser {
 		Name:     get(c.AttributeUsername),
 		FullName: strings.TrimSpace(get(c.AttributeName) + " " + get(c.AttributeSurname)),
 		Email:    get(c.AttributeMail),
+	}
+	if c.AttributeAvatar != "" {
+		if img := entry.GetRawAttributeValue(c.AttributeAvatar); len(img) > 0 {
+			eu.Avatar = img
+		}
 	}
 	if c.AttributeSSHPublicKey != "" {
 		eu.KeysManaged = true
