@@ -23,6 +23,7 @@ import (
 // whose changes it records; call it once while wiring.
 func (s *Service) Listen(users *user.Service, releases *release.Service) {
 	s.repos.AddCreateHook(s.OnRepoCreated)
+	s.repos.AddMoveHook(s.OnRepoMoved)
 	s.repos.AddPushTxListener(s.OnPush)
 	s.repos.AddDeleteHook(s.DeleteRepoData)
 	s.issues.AddTxListener(s.OnIssueEvent)
@@ -76,6 +77,24 @@ func (s *Service) OnRepoCreated(ctx context.Context, doer *user.User, r *repo.Re
 		actor = doer.ID
 	}
 	return s.record(ctx, inRepo(OpCreateRepo, actor, r))
+}
+
+// OnRepoMoved records a renamed repository (content: the old name) or one
+// given to a new owner (content: the old "owner/name"), as Gitea does. It
+// is a repo.MoveHook.
+func (s *Service) OnRepoMoved(ctx context.Context, doer *user.User, r *repo.Repository, oldOwner, oldName string) error {
+	actor := r.OwnerID
+	if doer != nil {
+		actor = doer.ID
+	}
+	if oldOwner != r.OwnerName {
+		a := inRepo(OpTransferRepo, actor, r)
+		a.Content = oldOwner + "/" + oldName
+		return s.record(ctx, a)
+	}
+	a := inRepo(OpRenameRepo, actor, r)
+	a.Content = oldName
+	return s.record(ctx, a)
 }
 
 // OnIssueEvent records issues and pull requests opened, closed and
