@@ -281,12 +281,15 @@ func (s *Service) OnReleaseEvent(ctx context.Context, e release.Event) error {
 // OnPush records the branches and tags a push (or a merge, or an edit
 // through the API) created, moved or deleted. A new branch gets Gitea's
 // two actions: the creation (no content) and the commits it brings. It is
-// a repo.PushTxListener. Pushes with a deploy key are the owner's.
-func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Request) error {
+// a repo.PushTxListener: the summaries are read from git before the
+// transaction, the actions written in it. Pushes with a deploy key are the
+// owner's.
+func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Request) (func(ctx context.Context) error, error) {
 	pusher := req.PusherID
 	if pusher <= 0 {
 		pusher = r.OwnerID
 	}
+	var actions []*Action
 	for _, u := range req.Updates {
 		branch, isBranch := strings.CutPrefix(u.Ref, git.BranchPrefix)
 		_, isTag := strings.CutPrefix(u.Ref, git.TagPrefix)
@@ -294,42 +297,50 @@ func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Requ
 			continue
 		}
 		created, deleted := isZeroSHA(u.OldSHA), isZeroSHA(u.NewSHA)
-		var actions []*Action
+		var ref []*Action
 		switch {
 		case isTag && deleted:
 			a := inRepo(OpDeleteTag, pusher, r)
 			a.Content = summaryJSON(&PushCommits{Commits: []*PushCommit{}})
-			actions = append(actions, a)
+			ref = append(ref, a)
 		case isTag:
 			summary, err := s.tagSummary(ctx, r, u)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			a := inRepo(OpPushTag, pusher, r)
 			a.Content = summaryJSON(summary)
-			actions = append(actions, a)
+			ref = append(ref, a)
 		case deleted:
-			actions = append(actions, inRepo(OpDeleteBranch, pusher, r))
+			ref = append(ref, inRepo(OpDeleteBranch, pusher, r))
 		default:
 			if created {
-				actions = append(actions, inRepo(OpCommitRepo, pusher, r))
+				ref = append(ref, inRepo(OpCommitRepo, pusher, r))
 			}
 			summary, err := s.branchSummary(ctx, r, branch, u)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			a := inRepo(OpCommitRepo, pusher, r)
 			a.Content = summaryJSON(summary)
-			actions = append(actions, a)
+			ref = append(ref, a)
 		}
-		for _, a := range actions {
+		for _, a := range ref {
 			a.RefName = u.Ref
+		}
+		actions = append(actions, ref...)
+	}
+	if len(actions) == 0 {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		for _, a := range actions {
 			if err := s.record(ctx, a); err != nil {
 				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	}, nil
 }
 
 func isZeroSHA(sha string) bool { return strings.Trim(sha, "0") == "" }
