@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
+	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 )
@@ -46,12 +47,7 @@ type releaseFormPage struct {
 
 // releaseLimits are the [repository.release] limits in bytes.
 func (h *Handler) releaseLimits() release.AssetLimits {
-	c := h.Config.RepositoryRelease
-	lim := release.AssetLimits{AllowedTypes: c.AllowedTypes, MaxSize: -1}
-	if c.FileMaxSize >= 0 {
-		lim.MaxSize = c.FileMaxSize << 20
-	}
-	return lim
+	return issue.LimitsMiB(h.Config.RepositoryRelease.AllowedTypes, h.Config.RepositoryRelease.FileMaxSize)
 }
 
 // releaseBranches lists up to 100 branches to offer as targets.
