@@ -33,6 +33,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/securitykey"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
@@ -69,6 +70,9 @@ type app struct {
 	avatars    avatar.Files
 	// twoFA is two-factor sign-in (TOTP and scratch codes).
 	twoFA *twofa.Service
+	// securityKeys are WebAuthn security keys (nil: ROOT_URL names no
+	// domain, which browsers require).
+	securityKeys *securitykey.Service
 	// queue is the durable job queue (webhook deliveries); webhooks the
 	// hooks and their deliveries; v1 the API, built once (it is also the
 	// webhooks' event source).
@@ -217,6 +221,13 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	}
 	a.authn.SetSecondFactor(a.twoFA)
 	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
+	// Security keys: the relying party is ROOT_URL's host; an IP address
+	// cannot be one, and then the feature is off (the settings say why).
+	if keys, err := securitykey.NewService(d, securitykey.Options{RootURL: cfg.RootURL}); err == nil {
+		a.securityKeys = keys
+		a.authn.SetSecurityKeys(keys)
+		a.users.AddDeleteHook(keys.UserDeleteHook())
+	}
 	// When the instance signs the commits it writes ([repository.signing];
 	// "twofa" holds for accounts with two-factor sign-in).
 	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, a.twoFA.Enabled)
@@ -330,7 +341,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider,
+		OAuth2Provider: a.oauth2Provider, SecurityKeys: a.securityKeys,
 	})
 }
 
