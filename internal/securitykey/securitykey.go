@@ -146,7 +146,9 @@ func (k *Key) credential() webauthn.Credential {
 	return webauthn.Credential{
 		ID: k.CredentialID, PublicKey: k.publicKey, AttestationType: k.attestationType, AttestationFormat: k.attestationFormat,
 		Transport: transports, Flags: webauthn.CredentialFlagsFromMsgpByte(k.flags),
-		Authenticator: webauthn.Authenticator{AAGUID: k.AAGUID, SignCount: k.SignCount, CloneWarning: k.CloneWarning},
+		// The stored warning is for the owner to see; the library sets
+		// its own for the assertion at hand, which alone is refused.
+		Authenticator: webauthn.Authenticator{AAGUID: k.AAGUID, SignCount: k.SignCount},
 	}
 }
 
@@ -400,7 +402,9 @@ func (s *Service) BeginLogin(ctx context.Context, u *user.User) (*protocol.Crede
 // named by ceremonyKey (used up whatever the outcome) and records the key's
 // new signature counter. It returns 401 for an assertion that does not
 // verify (wrong challenge, origin, key or signature, no ceremony), and for
-// a key whose counter did not grow (marked with a clone warning), as Gitea.
+// an assertion whose counter did not grow, as Gitea: the key is marked with
+// a clone warning, shown in its owner's settings, and later assertions
+// with a growing counter pass again.
 func (s *Service) FinishLogin(ctx context.Context, u *user.User, ceremonyKey string, body []byte) (*Key, error) {
 	c, err := s.takeCeremony(ctx, u.ID, purposeLogin, ceremonyKey)
 	if errs.Is(err, errs.KindInvalid) {
