@@ -70,8 +70,7 @@ type app struct {
 	avatars    avatar.Files
 	// twoFA is two-factor sign-in (TOTP and scratch codes).
 	twoFA *twofa.Service
-	// securityKeys are WebAuthn security keys (nil: ROOT_URL names no
-	// domain, which browsers require).
+	// securityKeys are WebAuthn security keys.
 	securityKeys *securitykey.Service
 	// queue is the durable job queue (webhook deliveries); webhooks the
 	// hooks and their deliveries; v1 the API, built once (it is also the
@@ -221,13 +220,12 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	}
 	a.authn.SetSecondFactor(a.twoFA)
 	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
-	// Security keys: the relying party is ROOT_URL's host; an IP address
-	// cannot be one, and then the feature is off (the settings say why).
-	if keys, err := securitykey.NewService(d, securitykey.Options{RootURL: cfg.RootURL}); err == nil {
-		a.securityKeys = keys
-		a.authn.SetSecurityKeys(keys)
-		a.users.AddDeleteHook(keys.UserDeleteHook())
-	}
+	// Security keys: the relying party is ROOT_URL's host; with an IP
+	// address no ceremony runs (the settings say why), but registered keys
+	// still count as a second factor.
+	a.securityKeys = securitykey.NewService(d, securitykey.Options{RootURL: cfg.RootURL})
+	a.authn.SetSecurityKeys(a.securityKeys)
+	a.users.AddDeleteHook(a.securityKeys.UserDeleteHook())
 	// When the instance signs the commits it writes ([repository.signing];
 	// "twofa" holds for accounts with two-factor sign-in).
 	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, a.twoFA.Enabled)

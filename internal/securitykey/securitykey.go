@@ -6,7 +6,8 @@
 // the server, bound to one browser by a random key and used at most once.
 // A key whose signature counter does not grow is refused as a possible
 // clone. The relying party is the host of ROOT_URL, which must be a domain
-// name (browsers refuse IP addresses).
+// name (browsers refuse IP addresses); without one, registered keys still
+// count as a second factor, but no ceremony runs.
 package securitykey
 
 import (
@@ -62,13 +63,18 @@ type Options struct {
 // Service keeps accounts' security keys and runs the ceremonies.
 type Service struct {
 	db *db.DB
-	wa *webauthn.WebAuthn
-	o  Options
+	// wa runs the ceremonies; nil when ROOT_URL names no relying party
+	// (unavailable says why): the keys are still listed, removable and
+	// count as a second factor, but no ceremony can run.
+	wa          *webauthn.WebAuthn
+	unavailable error
+	o           Options
 }
 
-// NewService returns the security-key service, or an error when ROOT_URL
-// cannot name a relying party (an IP address, no host).
-func NewService(d *db.DB, o Options) (*Service, error) {
+// NewService returns the security-key service. When ROOT_URL cannot name
+// a relying party (an IP address, no host), keys cannot be registered or
+// used: Unavailable says why.
+func NewService(d *db.DB, o Options) *Service {
 	if o.CeremonyLife <= 0 {
 		o.CeremonyLife = 5 * time.Minute
 	}
@@ -78,13 +84,20 @@ func NewService(d *db.DB, o Options) (*Service, error) {
 	if o.DisplayName == "" {
 		o.DisplayName = "Cairn"
 	}
+	s := &Service{db: d, o: o}
+	s.wa, s.unavailable = relyingParty(o)
+	return s
+}
+
+// relyingParty is the library's configuration for ROOT_URL.
+func relyingParty(o Options) (*webauthn.WebAuthn, error) {
 	u, err := url.Parse(o.RootURL)
 	if err != nil || u.Hostname() == "" {
-		return nil, fmt.Errorf("security keys: ROOT_URL %q has no host", o.RootURL)
+		return nil, fmt.Errorf("ROOT_URL %q has no host", o.RootURL)
 	}
 	origin, err := protocol.FullyQualifiedOrigin(o.RootURL)
 	if err != nil {
-		return nil, fmt.Errorf("security keys: %w", err)
+		return nil, err
 	}
 	wa, err := webauthn.New(&webauthn.Config{
 		RPID:          u.Hostname(),
@@ -100,9 +113,19 @@ func NewService(d *db.DB, o Options) (*Service, error) {
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("security keys (ROOT_URL %q): %w", o.RootURL, err)
+		return nil, fmt.Errorf("ROOT_URL %q cannot name a relying party: %w", o.RootURL, err)
 	}
-	return &Service{db: d, wa: wa, o: o}, nil
+	return wa, nil
+}
+
+// Unavailable is why no ceremony can run (nil: they can): browsers accept
+// only a domain name as relying party.
+func (s *Service) Unavailable() error { return s.unavailable }
+
+// errUnavailable is the refusal of a ceremony while Unavailable.
+func (s *Service) errUnavailable() error {
+	return &errs.Error{Kind: errs.KindForbidden, Err: s.unavailable,
+		Message: "security keys do not work on this instance: its public address (ROOT_URL) must be a domain name, not an IP address"}
 }
 
 // Key is a registered security key.
@@ -287,6 +310,9 @@ func (s *Service) nameTaken(ctx context.Context, uid int64, name string) (bool, 
 // refused (409); the keys u has are excluded, so one key is not registered
 // twice.
 func (s *Service) BeginRegistration(ctx context.Context, u *user.User, name string) (*protocol.CredentialCreation, string, error) {
+	if s.wa == nil {
+		return nil, "", s.errUnavailable()
+	}
 	name, err := CleanName(name)
 	if err != nil {
 		return nil, "", err
@@ -323,6 +349,9 @@ func (s *Service) BeginRegistration(ctx context.Context, u *user.User, name stri
 // not verify are refused (422); a name taken meanwhile or a key registered
 // already (to anyone) is refused (409).
 func (s *Service) FinishRegistration(ctx context.Context, u *user.User, ceremonyKey string, body []byte) (*Key, error) {
+	if s.wa == nil {
+		return nil, s.errUnavailable()
+	}
 	c, err := s.takeCeremony(ctx, u.ID, purposeRegister, ceremonyKey)
 	if err != nil {
 		return nil, err
@@ -380,6 +409,9 @@ func credentialHash(id []byte) string {
 // navigator.credentials.get() (u's keys allowed) and the ceremony key. An
 // account without keys is refused (404).
 func (s *Service) BeginLogin(ctx context.Context, u *user.User) (*protocol.CredentialAssertion, string, error) {
+	if s.wa == nil {
+		return nil, "", s.errUnavailable()
+	}
 	acc, err := s.account(ctx, u)
 	if err != nil {
 		return nil, "", err
@@ -406,9 +438,12 @@ func (s *Service) BeginLogin(ctx context.Context, u *user.User) (*protocol.Crede
 // a clone warning, shown in its owner's settings, and later assertions
 // with a growing counter pass again.
 func (s *Service) FinishLogin(ctx context.Context, u *user.User, ceremonyKey string, body []byte) (*Key, error) {
+	if s.wa == nil {
+		return nil, s.errUnavailable()
+	}
 	c, err := s.takeCeremony(ctx, u.ID, purposeLogin, ceremonyKey)
 	if errs.Is(err, errs.KindInvalid) {
-		return nil, errs.Unauthorized("%s", err.(*errs.Error).Message)
+		return nil, errs.Unauthorized("%s", ceremonyGone)
 	}
 	if err != nil {
 		return nil, err
@@ -517,11 +552,14 @@ func hashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// ceremonyGone is the refusal of an answer without its ceremony.
+const ceremonyGone = "the security key ceremony expired or was not started: try again"
+
 // takeCeremony loads and deletes the ceremony named by key: it must belong
 // to uid, serve purpose and not have expired. Only one request can take a
 // ceremony; the others find none (422).
 func (s *Service) takeCeremony(ctx context.Context, uid int64, purpose, key string) (*ceremony, error) {
-	gone := errs.Invalid("the security key ceremony expired or was not started: try again")
+	gone := errs.Invalid("%s", ceremonyGone)
 	if key == "" || len(key) > 128 {
 		return nil, gone
 	}

@@ -21,10 +21,14 @@ func TestNewServiceRelyingParty(t *testing.T) {
 		{"http://[::1]:3000/", "", ""},
 		{"", "", ""},
 	} {
-		s, err := NewService(nil, Options{RootURL: c.root})
+		s := NewService(nil, Options{RootURL: c.root})
+		err := s.Unavailable()
 		if c.rpID == "" {
 			if err == nil {
 				t.Errorf("%q: accepted", c.root)
+			}
+			if _, _, err := s.BeginLogin(context.Background(), &user.User{ID: 1}); !errs.Is(err, errs.KindForbidden) {
+				t.Errorf("%q: a sign-in ceremony began: %v", c.root, err)
 			}
 			continue
 		}
@@ -74,10 +78,7 @@ func TestCeremonyIsSingleUseOwnedAndShortLived(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t)
 	c := &clock{t: time.Now()}
-	s, err := NewService(d, Options{RootURL: "http://localhost:3000/", Now: c.now, CeremonyLife: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewService(d, Options{RootURL: "http://localhost:3000/", Now: c.now, CeremonyLife: time.Minute})
 	alice, bob := &user.User{ID: 1, Name: "alice"}, &user.User{ID: 2, Name: "bob"}
 	gone := func(what string, err error, kind errs.Kind) {
 		t.Helper()

@@ -17,10 +17,10 @@ import (
 type securityPage struct {
 	Tabs    []settingsTab
 	Enabled bool
-	// SecurityKeys tells whether keys can be used here (ROOT_URL names a
-	// domain); Keys are the account's.
-	SecurityKeys bool
-	Keys         []*securitykey.Key
+	// SecurityKeys shows the keys' section, KeysWork its form (ROOT_URL
+	// names a domain); Keys are the account's.
+	SecurityKeys, KeysWork bool
+	Keys                   []*securitykey.Key
 	// ScratchCode is a scratch code just made, shown this once.
 	ScratchCode string
 	Error       string
@@ -33,7 +33,7 @@ func (h *Handler) renderSecurity(w http.ResponseWriter, r *http.Request, status 
 	}
 	data.Enabled = on
 	if h.SecurityKeys != nil {
-		data.SecurityKeys = true
+		data.SecurityKeys, data.KeysWork = true, h.SecurityKeys.Unavailable() == nil
 		if data.Keys, err = h.SecurityKeys.List(r.Context(), doer(r).ID); err != nil {
 			return err
 		}

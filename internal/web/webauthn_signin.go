@@ -104,6 +104,9 @@ func readCeremonyBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 type webauthnStepPage struct {
 	// TOTP links to the code form (the account also has a code).
 	TOTP bool
+	// Unavailable is set when no ceremony can run (ROOT_URL names no
+	// domain): the page says so instead of offering the key.
+	Unavailable bool
 }
 
 // webauthnForm serves GET /user/webauthn: the second step with a key.
@@ -116,7 +119,8 @@ func (h *Handler) webauthnForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.render(w, r, http.StatusOK, "webauthn_signin", "Security key", webauthnStepPage{TOTP: totp})
+	return h.render(w, r, http.StatusOK, "webauthn_signin", "Security key",
+		webauthnStepPage{TOTP: totp, Unavailable: h.SecurityKeys.Unavailable() != nil})
 }
 
 // webauthnAssertion serves GET /user/webauthn/assertion: the options for

@@ -350,6 +350,41 @@ func TestWebSecurityKey(t *testing.T) {
 		}
 	})
 
+	t.Run("keys still count when ROOT_URL names no domain", func(t *testing.T) {
+		s.Stop()
+		s.Env = append(s.Env, "CAIRN_ROOT_URL=http://"+s.HTTPAddr+"/")
+		s.Restart()
+		defer func() {
+			s.Stop()
+			s.Env = s.Env[:len(s.Env)-1]
+			s.Restart()
+		}()
+		if r := s.Do("GET", "api/v1/user", Basic(u.Name, u.Password)); r.Status != http.StatusUnauthorized {
+			t.Fatalf("API password: %d %s", r.Status, r.Body)
+		}
+		b := s.Web(t)
+		b.Get("user/login")
+		if p := b.Post("user/login", url.Values{"user_name": {u.Name}, "password": {u.Password}}); p.Status != http.StatusSeeOther || p.Location != "/user/webauthn" {
+			t.Fatalf("password step: %d %q", p.Status, p.Location)
+		}
+		p := b.Get("user/webauthn")
+		p.MustContain(t, http.StatusOK, "must be a domain name", `href="/user/two_factor"`)
+		if strings.Contains(p.Body, `id="webauthn-signin"`) {
+			t.Fatal("the key is offered without a relying party")
+		}
+		if p := b.Get("user/webauthn/assertion"); p.Status != http.StatusForbidden {
+			t.Fatalf("options without a relying party: %d %s", p.Status, p.Body)
+		}
+		if signedIn(b) {
+			t.Fatal("signed in by the password alone")
+		}
+		p = w.Get("user/settings/security")
+		p.MustContain(t, http.StatusOK, "Soft key", `id="webauthn-unavailable"`)
+		if strings.Contains(p.Body, `id="webauthn-register"`) {
+			t.Fatal("registration offered without a relying party")
+		}
+	})
+
 	t.Run("removing the key", func(t *testing.T) {
 		id := keyID(t, w)
 		w.Get("user/settings/security")
