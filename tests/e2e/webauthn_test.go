@@ -189,8 +189,10 @@ func (p *Page) options(t testing.TB) ceremonyOptions {
 // never send: another origin, another challenge, a replayed assertion, a
 // counter that does not grow, a name or key registered twice, another
 // account's key; then a passcode beside the key and the key's removal.
+// REQUIRE_SIGNIN_VIEW is on: the key's step stays open to the visitor
+// signing in.
 func TestWebSecurityKey(t *testing.T) {
-	s := StartServer(t, WithRootHost("localhost"))
+	s := StartServer(t, WithRootHost("localhost"), WithEnv("CAIRN_SERVICE_REQUIRE_SIGNIN_VIEW=true"))
 	u := s.CreateUser("keyuser")
 	other := s.CreateUser("otheruser")
 	key := newSoftKey(t, s.URL)
@@ -227,11 +229,12 @@ func TestWebSecurityKey(t *testing.T) {
 	ow.Get("user/settings/security")
 	o = ow.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"Borrowed"}}).options(t)
 	ow.postJSON("user/settings/security/webauthn/register", key.create(o, key.origin)).MustContain(t, http.StatusConflict, "registered already")
-	// A signed-out visitor gets no options.
+	// A signed-out visitor gets no options (but the sign-in page).
 	anon := s.Web(t)
 	anon.Get("user/login")
-	if p := anon.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"x"}}); p.Status != http.StatusUnauthorized {
-		t.Fatalf("signed-out registration: %d %s", p.Status, p.Body)
+	if p := anon.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"x"}}); p.Status != http.StatusSeeOther ||
+		!strings.HasPrefix(p.Location, "/user/login") {
+		t.Fatalf("signed-out registration: %d %q %s", p.Status, p.Location, p.Body)
 	}
 
 	t.Run("password basic auth is refused", func(t *testing.T) {
@@ -339,6 +342,11 @@ func TestWebSecurityKey(t *testing.T) {
 		}
 		step := time.Now().Unix() / 30
 		w.Post("user/settings/security/two_factor/enroll", url.Values{"passcode": {totpAt(t, m[1], step-1)}}).MustContain(t, http.StatusOK, "is <strong>enabled</strong>")
+		// The API still refuses the password, even with a passcode (as Gitea).
+		if r := s.Do("GET", "api/v1/user", Basic(u.Name, u.Password), Header("X-Gitea-OTP", totpAt(t, m[1], step+1))); r.Status != http.StatusUnauthorized ||
+			!strings.Contains(string(r.Body), "security keys enrolled") {
+			t.Fatalf("API password with a passcode: %d %s", r.Status, r.Body)
+		}
 		b := signIn()
 		b.Get("user/webauthn").MustContain(t, http.StatusOK, `href="/user/two_factor"`)
 		b.Get("user/two_factor").MustContain(t, http.StatusOK, `href="/user/webauthn"`)
