@@ -331,6 +331,23 @@ func TestWebSecurityKey(t *testing.T) {
 		w.Get("user/settings/security").MustContain(t, http.StatusOK, "Soft key")
 	})
 
+	t.Run("a deleted account's keys go with it", func(t *testing.T) {
+		spare := newSoftKey(t, s.URL)
+		ow.Get("user/settings/security")
+		o := ow.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"Spare"}}).options(t)
+		ow.postJSON("user/settings/security/webauthn/register", spare.create(o, spare.origin)).MustContain(t, http.StatusCreated, `"name":"Spare"`)
+		if r := s.Do("DELETE", "api/v1/admin/users/"+other.Name, Token(s.AdminTok)); r.Status != http.StatusNoContent {
+			t.Fatalf("delete %s: %d %s", other.Name, r.Status, r.Body)
+		}
+		// The key is free again: another account registers it.
+		heir := s.CreateUser("heir")
+		hw := s.Web(t)
+		hw.SignIn(heir.Name, heir.Password)
+		hw.Get("user/settings/security")
+		o = hw.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"Spare"}}).options(t)
+		hw.postJSON("user/settings/security/webauthn/register", spare.create(o, spare.origin)).MustContain(t, http.StatusCreated, `"name":"Spare"`)
+	})
+
 	t.Run("a passcode works beside the key", func(t *testing.T) {
 		for time.Now().Unix()%30 > 20 {
 			time.Sleep(time.Second)
