@@ -29,5 +29,6 @@ func All() []db.Migration {
 		twoFactor0020(),
 		oauth2Grants0021(),
 		loginSources0022(),
+		webauthn0025(),
 	}
 }
