@@ -42,6 +42,13 @@ const columns = "id, type, name, is_active, is_sync_enabled, cfg, created_unix, 
 
 type scanner interface{ Scan(dest ...any) error }
 
+// badSource is a stored source this binary cannot use: an unknown type or
+// settings that do not decode (or unseal).
+type badSource struct{ err error }
+
+func (b *badSource) Error() string { return b.err.Error() }
+func (b *badSource) Unwrap() error { return b.err }
+
 func (s *Service) scan(row scanner) (*Source, error) {
 	src := &Source{}
 	var cfg string
@@ -52,11 +59,11 @@ func (s *Service) scan(row scanner) (*Source, error) {
 	src.Created, src.Updated = time.Unix(created, 0), time.Unix(updated, 0)
 	kind, ok := s.kinds.Kind(src.Type)
 	if !ok {
-		return nil, fmt.Errorf("login source %d: type %d (%s) is not supported by this binary", src.ID, src.Type, src.Type)
+		return nil, &badSource{fmt.Errorf("login source %d (%s): type %d (%s) is not supported by this binary", src.ID, src.Name, src.Type, src.Type)}
 	}
 	c, err := kind.Decode([]byte(cfg), s.box)
 	if err != nil {
-		return nil, fmt.Errorf("login source %d: settings: %w", src.ID, err)
+		return nil, &badSource{fmt.Errorf("login source %d (%s): its settings cannot be read: %w", src.ID, src.Name, err)}
 	}
 	src.Config = c
 	return src, nil
@@ -95,6 +102,13 @@ func (s *Service) list(ctx context.Context, where string, args ...any) ([]*Sourc
 	var out []*Source
 	for rows.Next() {
 		src, err := s.scan(rows)
+		var bad *badSource
+		if errors.As(err, &bad) {
+			// One source this binary cannot read must not stop the others
+			// (nor the sign-in of unknown logins).
+			s.log.Error("sign-in source skipped", "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
