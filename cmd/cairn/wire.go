@@ -91,10 +91,10 @@ type app struct {
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
 
-	// sources are the external sign-in sources (LDAP) and syncSchedule
-	// when their users are synchronised ([cron.sync_external_users]).
-	sources      *authsource.Service
-	syncSchedule authsource.Schedule
+	// sources are the external sign-in sources (LDAP) and syncTask the
+	// synchronisation of their users ([cron.sync_external_users]).
+	sources  *authsource.Service
+	syncTask *authsource.SyncTask
 
 	// web is the web interface.
 	web *web.Handler
@@ -235,7 +235,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a.users.SetExternalSources(a.sources)
-	if a.syncSchedule, err = authsource.ParseSchedule(cfg.CronSyncExternalUsers.Schedule); err != nil {
+	cron := cfg.CronSyncExternalUsers
+	if a.syncTask, err = a.sources.NewSyncTask(cron.Schedule, cron.Enabled, cron.RunAtStart, cron.UpdateExisting); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("[cron.sync_external_users] SCHEDULE: %w", err)
 	}
@@ -360,7 +361,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources,
+		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources, SyncTask: a.syncTask,
 	})
 }
 
@@ -453,13 +454,8 @@ func (a *app) workers() []func(context.Context) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	sync := a.cfg.CronSyncExternalUsers
 	return []func(context.Context){
-		func(ctx context.Context) {
-			if sync.Enabled {
-				a.sources.RunSync(ctx, a.syncSchedule, sync.RunAtStart, sync.UpdateExisting)
-			}
-		},
+		a.syncTask.Run,
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },

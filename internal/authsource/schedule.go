@@ -1,7 +1,6 @@
 package authsource
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -32,23 +31,4 @@ func ParseSchedule(spec string) (Schedule, error) {
 		return func(now time.Time) time.Time { return now.Add(every) }, nil
 	}
 	return nil, fmt.Errorf("schedule %q is not supported: use @every <duration>, @hourly, @daily or @midnight", spec)
-}
-
-// RunSync synchronises the sources on schedule (and once at start with
-// runAtStart) until ctx ends: the [cron.sync_external_users] task.
-func (s *Service) RunSync(ctx context.Context, next Schedule, runAtStart, updateExisting bool) {
-	if runAtStart {
-		_ = s.SyncAll(ctx, updateExisting)
-	}
-	for {
-		wait := time.Until(next(time.Now()))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		_ = s.SyncAll(ctx, updateExisting)
-	}
 }

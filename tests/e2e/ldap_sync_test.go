@@ -142,3 +142,54 @@ func TestLDAPSync(t *testing.T) {
 		t.Fatalf("root: %+v", u)
 	}
 }
+
+// TestLDAPSyncAdminCron: with [cron.sync_external_users] ENABLED = false
+// nothing runs on its own; POST /admin/cron/sync_external_users (Gitea's
+// route, admins only) runs it, and GET /admin/cron reports it.
+func TestLDAPSyncAdminCron(t *testing.T) {
+	d := StartDirectory(t, "")
+	d.AddUser("alice", "alice-secret", "Alice", "Liddell", "alice@example.org")
+	s := StartServer(t, WithEnv("CAIRN_CRON_SYNC_EXTERNAL_USERS_ENABLED=false", "CAIRN_CRON_SYNC_EXTERNAL_USERS_SCHEDULE=@every 1s"))
+	addLDAPSource(t, s, append(bindDNSourceArgs(d, "corp", "Unencrypted", d.Port), "--synchronize-users")...)
+	type cron struct {
+		Name      string    `json:"name"`
+		Schedule  string    `json:"schedule"`
+		Next      time.Time `json:"next"`
+		Prev      time.Time `json:"prev"`
+		ExecTimes int64     `json:"exec_times"`
+	}
+	list := func() cron {
+		t.Helper()
+		r := s.API("GET", "admin/cron", s.AdminTok, nil)
+		var out []cron
+		r.Decode(t, &out)
+		if r.Status != 200 || len(out) != 1 || out[0].Name != "sync_external_users" || out[0].Schedule != "@every 1s" || r.Header.Get("X-Total-Count") != "1" {
+			t.Fatalf("GET /admin/cron: %d %s", r.Status, r.Body)
+		}
+		return out[0]
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, found := adminGetUser(t, s, "alice"); found {
+		t.Fatal("a disabled task synchronised")
+	}
+	if c := list(); c.ExecTimes != 0 || !c.Next.IsZero() {
+		t.Fatalf("disabled task: %+v", c)
+	}
+	user := s.CreateUser("plain")
+	if r := s.API("POST", "admin/cron/sync_external_users", user.Token, nil); r.Status != 403 {
+		t.Fatalf("a non-admin ran the task: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("GET", "admin/cron", user.Token, nil); r.Status != 403 {
+		t.Fatalf("a non-admin listed the tasks: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "admin/cron/no_such_task", s.AdminTok, nil); r.Status != 404 {
+		t.Fatalf("unknown task: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "admin/cron/sync_external_users", s.AdminTok, nil); r.Status != 204 {
+		t.Fatalf("run the task: %d %s", r.Status, r.Body)
+	}
+	waitForUser(t, s, "alice", func(u apiUser) bool { return u.Active })
+	if c := list(); c.ExecTimes != 1 || c.Prev.IsZero() {
+		t.Fatalf("after one run: %+v", c)
+	}
+}

@@ -65,6 +65,8 @@ type Deps struct {
 	// Sources are the sign-in sources that source_id of the admin user
 	// routes names (nil: none exists).
 	Sources *authsource.Service
+	// SyncTask is the sync_external_users cron task of /admin/cron (nil: none).
+	SyncTask *authsource.SyncTask
 }
 
 // API is the /api/v1 handler set.
