@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/db"
@@ -21,7 +22,20 @@ type Service struct {
 	kinds *Registry
 	users *user.Service
 	log   *slog.Logger
+
+	// outages limits the log lines of a source that cannot be asked to one
+	// per source every outageLogEvery, counting the ones left out.
+	mu      sync.Mutex
+	outages map[int64]*outage
 }
+
+type outage struct {
+	logged     time.Time
+	suppressed int
+}
+
+// outageLogEvery is how often an unreachable source is logged again.
+const outageLogEvery = 30 * time.Second
 
 // NewService returns the sign-in source service; box seals the sources'
 // secrets, kinds are the source kinds this instance knows, log receives
@@ -30,7 +44,7 @@ func NewService(d *db.DB, box Sealer, kinds *Registry, users *user.Service, log 
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{db: d, box: box, kinds: kinds, users: users, log: log}
+	return &Service{db: d, box: box, kinds: kinds, users: users, log: log, outages: map[int64]*outage{}}
 }
 
 // ErrNotExist is the error for a source id that does not exist (Gitea's text).
@@ -261,7 +275,7 @@ func (s *Service) ask(ctx context.Context, src *Source, login, pw string) (*user
 		return nil, errs.Unauthorized("user does not exist or password is wrong")
 	}
 	if err != nil {
-		s.log.Error("sign-in source cannot be asked: refusing its users' sign-ins", "source", src.Name, "source_id", src.ID, "type", src.Type.String(), "err", err)
+		s.logOutage(src, err)
 		return nil, fmt.Errorf("%w: %s: %v", user.ErrSourceUnavailable, src.Name, err)
 	}
 	if eu.Name == "" {
@@ -272,6 +286,28 @@ func (s *Service) ask(ctx context.Context, src *Source, login, pw string) (*user
 		return nil, errs.Unauthorized("user does not exist or password is wrong")
 	}
 	return s.account(src, login, eu), nil
+}
+
+// logOutage logs that src cannot be asked, at most once per
+// outageLogEvery, with the number of refusals left out since.
+func (s *Service) logOutage(src *Source, err error) {
+	s.mu.Lock()
+	o := s.outages[src.ID]
+	if o == nil {
+		o = &outage{}
+		s.outages[src.ID] = o
+	}
+	now := time.Now()
+	if now.Sub(o.logged) < outageLogEvery {
+		o.suppressed++
+		s.mu.Unlock()
+		return
+	}
+	suppressed := o.suppressed
+	o.logged, o.suppressed = now, 0
+	s.mu.Unlock()
+	s.log.Error("sign-in source cannot be asked: refusing its users' sign-ins", "source", src.Name, "source_id", src.ID,
+		"type", src.Type.String(), "err", err, "not_logged_since", suppressed)
 }
 
 // account is the user package's view of a source's user.

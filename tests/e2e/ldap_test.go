@@ -262,6 +262,9 @@ func TestLDAPSignIn(t *testing.T) {
 	if !s.LogsContain("sign-in source cannot be asked", 5*time.Second) {
 		t.Fatalf("no log line names the unreachable source:\n%s", s.Logs())
 	}
+	if n := strings.Count(s.Logs(), "sign-in source cannot be asked"); n != 1 {
+		t.Fatalf("the outage was logged %d times for 5 refusals, want once (then at most every 30 s)", n)
+	}
 	if r := s.Do("GET", "api/v1/user", Basic(adminName, adminPassword)); r.Status != 200 {
 		t.Fatalf("local admin with the directory down: %d %s", r.Status, r.Body)
 	}
