@@ -377,7 +377,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider, SecurityKeys: a.securityKeys,
+		OAuth2Provider: a.oauth2Provider, Sources: a.sources, SecurityKeys: a.securityKeys,
 	})
 }
 

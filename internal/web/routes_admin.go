@@ -56,5 +56,6 @@ func (h *Handler) adminRoutes(r chi.Router) {
 	r.Get(admin+"/orgs", h.adminOnly(h.adminOrgs))
 	r.Get(admin+"/repos", h.adminOnly(h.adminRepos))
 	r.Post(admin+"/repos/delete", h.adminOnly(h.adminDeleteRepo))
+	r.Get(admin+"/auths", h.adminOnly(h.adminAuths))
 	r.Get(admin+"/config", h.adminOnly(h.adminConfig))
 }

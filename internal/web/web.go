@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/activity"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/authsource"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -75,6 +76,8 @@ type Deps struct {
 	// OAuth2Provider is the OAuth2 authorization server (nil: its
 	// /login/oauth/ endpoints answer 404).
 	OAuth2Provider *oauth2.Provider
+	// Sources are the sign-in sources the administration lists (nil: none).
+	Sources *authsource.Service
 	// Started is when the server started (the administration's uptime).
 	Started time.Time
 	// Secret is the instance secret; CSRF tokens and signed cookies are

@@ -291,6 +291,20 @@ func TestLDAPSignIn(t *testing.T) {
 	if !strings.Contains(out, "corporate") {
 		t.Fatalf("list after the update:\n%s", out)
 	}
+	// The site administration lists the source (never its secret); to
+	// anyone else the page does not exist.
+	admin := s.Web(t)
+	admin.SignIn(adminName, adminPassword)
+	page := admin.Get("-/admin/auths")
+	page.MustContain(t, 200, "corporate", "LDAP (via BindDN)", "<td>4</td>")
+	if strings.Contains(page.Body, d.Reader) || strings.Contains(page.Body, d.ReaderDN) {
+		t.Fatal("the administration page shows the bind DN or its password")
+	}
+	bobWeb := s.Web(t)
+	bobWeb.SignIn("carol", "carol-secret")
+	if p := bobWeb.Get("-/admin/auths"); p.Status != 404 {
+		t.Fatalf("a non-admin sees the sources: %d", p.Status)
+	}
 }
 
 // TestLDAPSimpleAuth: a simple-auth source over LDAPS binds with the DN
