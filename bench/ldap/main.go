@@ -5,7 +5,7 @@
 // should cost the same), and a synchronisation of N directory users (loaded
 // with slapadd) into an empty SQLite instance, with its duration and the
 // peak Go heap sampled during it (memory should stay flat as N grows).
-// Usage: go run ./bench/ldap [-users 10000] [-signins 200]   (needs slapd)
+// Usage: go run ./bench/ldap [-users 10000] [-signins 200] [-db URL]   (needs slapd)
 package main
 
 import (
@@ -37,6 +37,7 @@ const base = "dc=example,dc=org"
 func main() {
 	users := flag.Int("users", 10000, "directory users to synchronise")
 	signins := flag.Int("signins", 200, "sign-ins to time")
+	dbURL := flag.String("db", "", "database URL (postgres:// or mysql://, a database of its own: it is migrated); empty: SQLite in a temporary directory")
 	flag.Parse()
 	ctx := context.Background()
 	work, err := os.MkdirTemp("", "cairn-ldap-bench-")
@@ -47,7 +48,7 @@ func main() {
 	port, stop := startSlapd(work, *users)
 	defer stop()
 
-	d, err := db.Open(ctx, "", work)
+	d, err := db.Open(ctx, *dbURL, work)
 	if err != nil {
 		log.Fatal(err)
 	}
