@@ -31,15 +31,23 @@ const (
 	StartTLS    SecurityProtocol = 2
 )
 
-var protocolNames = map[SecurityProtocol]string{Unencrypted: "Unencrypted", LDAPS: "LDAPS", StartTLS: "StartTLS"}
-
-// String is the protocol's name as the CLI takes it.
-func (p SecurityProtocol) String() string { return protocolNames[p] }
+// String is the protocol's name as the CLI takes it ("" for an unknown one).
+func (p SecurityProtocol) String() string {
+	switch p {
+	case Unencrypted:
+		return "Unencrypted"
+	case LDAPS:
+		return "LDAPS"
+	case StartTLS:
+		return "StartTLS"
+	}
+	return ""
+}
 
 // ParseSecurityProtocol reads a protocol name, ignoring case.
 func ParseSecurityProtocol(name string) (SecurityProtocol, bool) {
-	for p, n := range protocolNames {
-		if strings.EqualFold(n, name) {
+	for _, p := range []SecurityProtocol{Unencrypted, LDAPS, StartTLS} {
+		if strings.EqualFold(p.String(), name) {
 			return p, true
 		}
 	}
@@ -140,7 +148,7 @@ func (c *Config) Validate() error {
 		return errs.InvalidField("host", "the LDAP host is required")
 	case c.Port < 1 || c.Port > 65535:
 		return errs.InvalidField("port", "the port must be between 1 and 65535")
-	case protocolNames[c.SecurityProtocol] == "":
+	case c.SecurityProtocol.String() == "":
 		return errs.InvalidField("security_protocol", "unknown security protocol %d", c.SecurityProtocol)
 	case !strings.Contains(c.Filter, "%s"):
 		return errs.InvalidField("user_filter", "the user filter must contain %%s, which stands for the login")
@@ -187,7 +195,7 @@ func (c *Config) timeout() time.Duration {
 // dial connects (and, for StartTLS, upgrades the connection).
 func (c *Config) dial(ctx context.Context) (*goldap.Conn, error) {
 	addr := net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
-	tlsConfig := &tls.Config{ServerName: c.Host, InsecureSkipVerify: c.SkipVerify, MinVersion: tls.VersionTLS12} //nolint:gosec // the administrator's choice
+	tlsConfig := &tls.Config{ServerName: c.Host, InsecureSkipVerify: c.SkipVerify, MinVersion: tls.VersionTLS12} // InsecureSkipVerify: the administrator's --skip-tls-verify
 	dialer := &net.Dialer{Timeout: c.timeout()}
 	if deadline, ok := ctx.Deadline(); ok {
 		dialer.Deadline = deadline
