@@ -98,6 +98,15 @@ func (s *Service) authenticateExternal(ctx context.Context, u *User, login, pw s
 		return nil, counted, errs.Unauthorized("user does not exist or password is wrong")
 	}
 	if u == nil {
+		// The source's user may already have an account of that source,
+		// reached now by another login (an e-mail address the account
+		// does not have yet): that account signs in.
+		if known, kerr := s.Store.GetByName(ctx, ea.Name); kerr == nil && known.Type == TypeIndividual && known.LoginSource == ea.SourceID {
+			if _, err := s.ApplyExternal(ctx, known, ea, false); err != nil {
+				return nil, false, err
+			}
+			return known, false, nil
+		}
 		u, err = s.RegisterExternal(ctx, ea)
 		if err != nil {
 			if errs.Is(err, errs.KindInternal) {

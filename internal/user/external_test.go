@@ -95,6 +95,13 @@ func TestAuthenticateExternal(t *testing.T) {
 	if stored, _ := s.Store.GetByName(ctx, "ann"); stored.IsAdmin {
 		t.Fatal("admin flag not stored")
 	}
+	// The same directory user reached by another login (an address the
+	// account does not have) signs into the account of the source.
+	src.users["ann@corp.example"] = src.users["ann"]
+	src.pw["ann@corp.example"] = "ann-pw"
+	if u2, err := s.Authenticate(ctx, "ann@corp.example", "ann-pw", "c"); err != nil || u2.ID != u.ID {
+		t.Fatalf("ann by another address: %+v %v", u2, err)
+	}
 	// A local account is never asked of the sources, and a name the source
 	// gives that an account already has is refused, not taken over.
 	src.asked = nil
