@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/observe"
+	"github.com/cairn-forge/cairn/internal/oidc"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
@@ -83,6 +84,9 @@ type app struct {
 
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
+	// oidc serves the provider's endpoints for clients; nil when
+	// [oauth2] ENABLED is false.
+	oidc *oidc.Endpoints
 
 	// web is the web interface.
 	web *web.Handler
@@ -231,7 +235,13 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.users.AddDeleteHook(a.oauth2.UserDeleteHook())
 	a.oauth2Provider = oauth2.NewProvider(d, a.oauth2, time.Duration(cfg.OAuth2.AccessTokenExpirationTime)*time.Second,
 		time.Duration(cfg.OAuth2.RefreshTokenExpirationTime)*time.Hour)
-	a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	if cfg.OAuth2.Enabled { // [oauth2] ENABLED = false: no endpoint, no token accepted
+		if err := a.openIDConnect(ctx, cfg, migrate); err != nil {
+			d.Close()
+			return nil, err
+		}
+		a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	}
 	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
 	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
@@ -284,6 +294,32 @@ func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
 		issuer += " (" + u.Hostname() + ")"
 	}
 	return twofa.NewService(d, box, twofa.Options{Issuer: issuer}), nil
+}
+
+// openIDConnect makes the OAuth2 provider an OpenID Connect provider: its
+// ID token signing key ([oauth2] JWT_*), its endpoints for clients, and,
+// when the server starts (migrate), the built-in applications of
+// [oauth2] DEFAULT_APPLICATIONS.
+func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate bool) error {
+	secret, err := webhook.InstanceSecret(cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("instance secret: %w", err)
+	}
+	keyFile := cfg.OAuth2.JWTSigningPrivateKeyFile
+	if !filepath.IsAbs(keyFile) {
+		keyFile = filepath.Join(cfg.DataDir, keyFile)
+	}
+	key, err := oidc.NewSigningKey(cfg.OAuth2.JWTSigningAlgorithm, keyFile, cfg.OAuth2.JWTSecret, secret)
+	if err != nil {
+		return err
+	}
+	issuer := &oidc.Issuer{Key: key, Claims: oidc.Claims{Users: a.users.Store, Orgs: a.orgs, RootURL: cfg.RootURL}}
+	a.oauth2Provider.SetIDTokens(issuer)
+	a.oidc = &oidc.Endpoints{Provider: a.oauth2Provider, Issuer: issuer, RootURL: cfg.RootURL, CORS: cfg.CORS}
+	if migrate {
+		return a.oauth2.SyncBuiltinApps(ctx, cfg.OAuth2.DefaultApplications)
+	}
+	return nil
 }
 
 // checkLevel refuses a database that is not at this binary's migration level.
@@ -380,6 +416,9 @@ func (a *app) routes(api *v1.API) http.Handler {
 	// Release downloads are served by the API's handler at their web
 	// address; every other path that is not git over HTTP is a page.
 	handle("GET /assets/", a.web.Assets())
+	if a.oidc != nil { // the OAuth2 endpoints for clients, outside the web interface's sessions
+		a.oidc.Register(handle)
+	}
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
 		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics, RequireSignin: a.cfg.Service.RequireSigninView,
