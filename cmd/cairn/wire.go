@@ -418,6 +418,10 @@ func (a *app) routes(api *v1.API) http.Handler {
 	handle("GET /assets/", a.web.Assets())
 	if a.oidc != nil { // the OAuth2 endpoints for clients, outside the web interface's sessions
 		a.oidc.Register(handle)
+	} else {
+		for _, p := range oidc.Paths() {
+			handle(p, http.NotFoundHandler())
+		}
 	}
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,

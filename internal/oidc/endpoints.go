@@ -35,6 +35,13 @@ type Endpoints struct {
 // requests: a few short fields.
 const formLimit = 64 << 10
 
+// Paths are the endpoints' paths: with the provider off ([oauth2] ENABLED
+// = false) they answer 404 rather than reach the web interface.
+func Paths() []string {
+	return []string{"/login/oauth/access_token", "/login/oauth/userinfo", "/login/oauth/keys", "/login/oauth/introspect",
+		"/login/oauth/revoke", "/.well-known/openid-configuration"}
+}
+
 // Register adds the endpoints with handle, at Gitea's paths.
 func (e *Endpoints) Register(handle func(pattern string, h http.Handler)) {
 	handle("/login/oauth/access_token", e.endpoint(e.token, http.MethodPost))
