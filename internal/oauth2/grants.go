@@ -15,6 +15,7 @@ import (
 // authorized, with the scope consented to.
 type AuthorizedApp struct {
 	GrantID  int64
+	AppID    int64
 	AppName  string
 	ClientID string
 	Scope    string
@@ -29,7 +30,7 @@ const maxGrantsListed = 500
 // ListGrants returns the applications uid authorized, most recently
 // authorized first (one query).
 func (p *Provider) ListGrants(ctx context.Context, uid int64) ([]AuthorizedApp, error) {
-	rows, err := p.db.Query(ctx, `SELECT g.id, a.name, a.client_id, g.scope, a.uid, g.created_unix, g.updated_unix
+	rows, err := p.db.Query(ctx, `SELECT g.id, a.id, a.name, a.client_id, g.scope, a.uid, g.created_unix, g.updated_unix
 		FROM oauth2_grant g JOIN oauth2_application a ON a.id = g.application_id WHERE g.uid = ?
 		ORDER BY g.updated_unix DESC, g.id DESC`+db.LimitOffset(maxGrantsListed, 0), uid)
 	if err != nil {
@@ -40,7 +41,7 @@ func (p *Provider) ListGrants(ctx context.Context, uid int64) ([]AuthorizedApp, 
 	for rows.Next() {
 		var g AuthorizedApp
 		var owner, created, updated int64
-		if err := rows.Scan(&g.GrantID, &g.AppName, &g.ClientID, &g.Scope, &owner, &created, &updated); err != nil {
+		if err := rows.Scan(&g.GrantID, &g.AppID, &g.AppName, &g.ClientID, &g.Scope, &owner, &created, &updated); err != nil {
 			return nil, err
 		}
 		g.Builtin = owner == 0
@@ -50,14 +51,14 @@ func (p *Provider) ListGrants(ctx context.Context, uid int64) ([]AuthorizedApp, 
 	return out, rows.Err()
 }
 
-// RevokeGrant removes uid's grant id with every code and token of it: the
-// application's tokens stop working and it must ask for consent again.
-// Another user's grant is not found.
-func (p *Provider) RevokeGrant(ctx context.Context, uid, id int64) error {
+// RevokeGrant removes uid's grant id to application app with every code
+// and token of it: the application's tokens stop working and it must ask
+// for consent again. Another user's grant is not found.
+func (p *Provider) RevokeGrant(ctx context.Context, uid, app, id int64) error {
 	return p.db.WithTx(ctx, func(ctx context.Context) error {
-		var owner int64
-		err := p.db.QueryRow(ctx, "SELECT uid FROM oauth2_grant WHERE id = ?", id).Scan(&owner)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && owner != uid {
+		var owner, appID int64
+		err := p.db.QueryRow(ctx, "SELECT uid, application_id FROM oauth2_grant WHERE id = ?", id).Scan(&owner, &appID)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && (owner != uid || appID != app) {
 			return errs.NotFound("OAuth2 grant not found [ID: %d]", id)
 		}
 		if err != nil {

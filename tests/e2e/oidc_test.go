@@ -512,3 +512,52 @@ func TestOIDCTokenScopes(t *testing.T) {
 		t.Fatalf("push with read:repository worked:\n%s", out)
 	}
 }
+
+// TestOIDCAuthorizedApplications: the user's settings list the
+// applications they authorized, with the scope, and revoking one ends its
+// tokens at once; another user cannot revoke it.
+func TestOIDCAuthorizedApplications(t *testing.T) {
+	s := StartServer(t)
+	alice := s.CreateUser("alice")
+	bob := s.CreateUser("bob")
+	carol := s.CreateUser("carol")
+	clientID, secret := oauth2FlowApp(t, s, alice.Token, "Dashboard", true, "https://dash.example/cb")
+	cfg := oauth2Config(s, clientID, secret, "https://dash.example/cb", oauth2.AuthStyleInHeader, "openid", "read:user")
+	w := s.Web(t)
+	w.SignIn(bob.Name, bob.Password)
+	w.Get("user/settings/applications").MustContain(t, 200, "Authorized OAuth2 applications", "You have not authorized any application.")
+	tok := oidcLogin(t, w, s, cfg, "n")
+	page := w.Get("user/settings/applications")
+	page.MustContain(t, 200, "Authorized OAuth2 applications", "Dashboard", "openid read:user")
+	var appID, grantID int64
+	if err := fndServerDB(t, s).QueryRow(fmt.Sprintf("SELECT application_id, id FROM oauth2_grant WHERE uid = %d", bob.ID)).Scan(&appID, &grantID); err != nil {
+		t.Fatal(err)
+	}
+	action := fmt.Sprintf("/user/settings/applications/oauth2/%d/revoke/%d", appID, grantID)
+	page.MustContain(t, 200, `action="`+action+`"`)
+
+	// Not another user's to revoke.
+	wc := s.Web(t)
+	wc.SignIn(carol.Name, carol.Password)
+	wc.Get("user/settings/applications")
+	if p := wc.Post(action, nil); p.Status != 404 {
+		t.Fatalf("carol revokes bob's grant: %d", p.Status)
+	}
+	if st := apiStatus(s, "GET", "user", tok.AccessToken); st != 200 {
+		t.Fatalf("token after carol's attempt: %d", st)
+	}
+	// Without the CSRF token: refused.
+	if p := w.Post(action, url.Values{"_csrf": {"x"}}); p.Status != 400 {
+		t.Fatalf("revoke without the CSRF token: %d", p.Status)
+	}
+	w.Get("user/settings/applications")
+	if p := w.Post(action, nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d %s", p.Status, p.Body)
+	}
+	if st := apiStatus(s, "GET", "user", tok.AccessToken); st != 401 {
+		t.Fatalf("token after revocation: %d", st)
+	}
+	w.Get("user/settings/applications").MustContain(t, 200, "You have not authorized any application.")
+	// Consent is asked again.
+	w.Get(authorizePath(t, s, cfg.AuthCodeURL("again"))).MustContain(t, 200, `action="/login/oauth/grant"`)
+}
