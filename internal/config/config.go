@@ -95,9 +95,9 @@ type OAuth2Section struct {
 	AccessTokenExpirationTime  int64    `key:"ACCESS_TOKEN_EXPIRATION_TIME" default:"3600" doc:"Lifetime of an OAuth2 access token, in seconds."`
 	RefreshTokenExpirationTime int64    `key:"REFRESH_TOKEN_EXPIRATION_TIME" default:"730" doc:"Lifetime of an OAuth2 refresh token, in hours; each use replaces it with a new one."`
 	Enabled                    bool     `key:"ENABLED" default:"true" doc:"Run the OAuth2 and OpenID Connect provider; false: its endpoints (authorize, token, userinfo, keys, introspect, revoke, discovery) answer 404 and its access tokens are refused."`
-	JWTSigningAlgorithm        string   `key:"JWT_SIGNING_ALGORITHM" default:"RS256" doc:"Signature of OpenID Connect ID tokens: RS256, RS384, RS512, ES256, ES384, ES512, EdDSA (a key pair kept in JWT_SIGNING_PRIVATE_KEY_FILE) or HS256, HS384, HS512 (the client's secret, JWT_SECRET for public clients)."`
+	JWTSigningAlgorithm        string   `key:"JWT_SIGNING_ALGORITHM" default:"RS256" doc:"Signature of OpenID Connect ID tokens: RS256, RS384, RS512, ES256, ES384, ES512, EdDSA (a key pair kept in JWT_SIGNING_PRIVATE_KEY_FILE) or HS256, HS384 (keyed with the client's secret, JWT_SECRET for public clients). HS512 is refused: its keys must have 64 bytes, client secrets have 56."`
 	JWTSigningPrivateKeyFile   string   `key:"JWT_SIGNING_PRIVATE_KEY_FILE" default:"jwt/private.pem" doc:"PEM (PKCS#8) private key of the asymmetric algorithms, relative to the data directory; generated when missing (RSA 4096, the algorithm's ECDSA curve, or Ed25519)."`
-	JWTSecret                  string   `key:"JWT_SECRET" default:"" secret:"true" doc:"HS256/384/512 only: base64url key (32 bytes) for public clients' ID tokens. Empty: derived from the instance secret."`
+	JWTSecret                  string   `key:"JWT_SECRET" default:"" secret:"true" doc:"HS256/HS384 only: base64url key (at least 32/48 bytes) of public clients' ID tokens. Empty: derived from the instance secret."`
 	DefaultApplications        []string `key:"DEFAULT_APPLICATIONS" default:"git-credential-oauth,git-credential-manager,tea" doc:"Built-in public OAuth2 applications to offer, with Gitea's client ids (comma-separated; empty for none)."`
 }
 
