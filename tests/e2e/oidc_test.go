@@ -397,10 +397,22 @@ func TestOIDCCORS(t *testing.T) {
 		}
 	})
 	t.Run("disabled", func(t *testing.T) {
-		s := StartServer(t)
+		// REQUIRE_SIGNIN_VIEW does not apply to the client endpoints: they
+		// carry their own credentials.
+		s := StartServer(t, WithEnv("CAIRN_SERVICE_REQUIRE_SIGNIN_VIEW=true"))
 		r := preflight(s, "login/oauth/access_token", "https://cms.example")
 		if r.Status != 405 || r.Header.Get("Access-Control-Allow-Origin") != "" {
 			t.Fatalf("preflight without [cors]: %d %v", r.Status, r.Header)
+		}
+		fndStatus(t, s.Do("GET", ".well-known/openid-configuration"), 200, "discovery with REQUIRE_SIGNIN_VIEW")
+		fndStatus(t, s.Do("GET", "login/oauth/keys"), 200, "keys with REQUIRE_SIGNIN_VIEW")
+		r = s.Do("POST", "login/oauth/access_token", Header("Content-Type", "application/x-www-form-urlencoded"), RawBody("grant_type=password"))
+		if r.Status != 400 || !strings.Contains(string(r.Body), `"unsupported_grant_type"`) {
+			t.Fatalf("token endpoint with REQUIRE_SIGNIN_VIEW: %d %s", r.Status, r.Body)
+		}
+		// A web page still asks for sign-in.
+		if r := s.Do("GET", "explore/repos"); r.Status != http.StatusSeeOther {
+			t.Fatalf("explore with REQUIRE_SIGNIN_VIEW: %d", r.Status)
 		}
 	})
 }
