@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/cors"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/db/migrations"
 	"github.com/cairn-forge/cairn/internal/git"
@@ -404,7 +405,11 @@ func (a *app) routes(api *v1.API) http.Handler {
 	if a.metrics != nil { // [metrics] ENABLED; otherwise /metrics answers 404
 		handle("GET /metrics", a.metrics.Handler(a.cfg.Metrics.Token))
 	}
-	mux.Handle("/api/v1/", api)
+	var apiHandler http.Handler = api
+	if mw := cors.Middleware(a.cfg.CORS, "Authorization", "X-Gitea-OTP"); mw != nil { // [cors], as Gitea's API
+		apiHandler = mw(api)
+	}
+	mux.Handle("/api/v1/", apiHandler)
 	mux.Handle("/api/", api) // other API paths: the API's JSON 404
 	handle("/api/internal/hook/", a.hooks)
 	if a.cfg.API.EnableSwagger { // [api] ENABLE_SWAGGER

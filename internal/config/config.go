@@ -76,16 +76,16 @@ type Config struct {
 	CORS CORSSection `section:"cors"`
 }
 
-// CORSSection is [cors]: which other origins' pages may call the OAuth2
-// provider's endpoints for clients (token, userinfo, keys, introspection,
-// revocation, discovery), as Gitea's.
+// CORSSection is [cors]: which other origins' pages may call the API and
+// the OAuth2 provider's endpoints for clients (token, userinfo, keys,
+// introspection, revocation, discovery), as Gitea's.
 type CORSSection struct {
-	Enabled          bool          `key:"ENABLED" default:"false" doc:"Answer cross-origin requests (and their preflight) on the OAuth2 endpoints for clients; false: no CORS headers, and OPTIONS answers 405."`
+	Enabled          bool          `key:"ENABLED" default:"false" doc:"Answer cross-origin requests (and their preflight) on /api/v1 and the OAuth2 endpoints for clients; false: no CORS headers (OPTIONS on the OAuth2 endpoints answers 405)."`
 	AllowDomain      []string      `key:"ALLOW_DOMAIN" default:"*" doc:"Origins allowed (comma-separated, * for any, one * wildcard per entry such as https://*.example.com)."`
 	Methods          []string      `key:"METHODS" default:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" doc:"Methods allowed in cross-origin requests (comma-separated)."`
 	MaxAge           time.Duration `key:"MAX_AGE" default:"10m" doc:"How long a browser may cache a preflight answer."`
 	AllowCredentials bool          `key:"ALLOW_CREDENTIALS" default:"false" doc:"Allow cross-origin requests with credentials (cookies, HTTP authentication)."`
-	Headers          []string      `key:"HEADERS" default:"Content-Type,User-Agent" doc:"Request headers allowed in cross-origin requests (comma-separated); Authorization is always allowed."`
+	Headers          []string      `key:"HEADERS" default:"Content-Type,User-Agent" doc:"Request headers allowed in cross-origin requests (comma-separated); Authorization (and X-Gitea-OTP on the API) are always allowed."`
 	XFrameOptions    string        `key:"X_FRAME_OPTIONS" default:"SAMEORIGIN" doc:"X-Frame-Options header of the OAuth2 endpoints' answers."`
 }
 

@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rs/cors"
-
 	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/cors"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 )
@@ -71,17 +70,10 @@ func (e *Endpoints) endpoint(h http.HandlerFunc, methods ...string) http.Handler
 		}
 		h(w, r)
 	})
-	if !e.CORS.Enabled {
-		return next
+	if mw := cors.Middleware(e.CORS, "Authorization"); mw != nil {
+		return mw(next)
 	}
-	c := cors.New(cors.Options{
-		AllowedOrigins:   e.CORS.AllowDomain,
-		AllowedMethods:   e.CORS.Methods,
-		AllowedHeaders:   append([]string{"Authorization"}, e.CORS.Headers...),
-		AllowCredentials: e.CORS.AllowCredentials,
-		MaxAge:           int(e.CORS.MaxAge.Seconds()),
-	})
-	return c.Handler(next)
+	return next
 }
 
 // token is POST /login/oauth/access_token: the token endpoint (RFC 6749

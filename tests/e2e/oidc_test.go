@@ -389,8 +389,21 @@ func TestOIDCCORS(t *testing.T) {
 				t.Errorf("preflight %s from another origin allowed: %v", p, r.Header)
 			}
 		}
+		// The API too, as Gitea's: a browser application calls it with
+		// its token.
+		r := preflight(s, "api/v1/user", "https://cms.example")
+		if r.Status/100 != 2 || r.Header.Get("Access-Control-Allow-Origin") != "https://cms.example" {
+			t.Fatalf("API preflight: %d %v", r.Status, r.Header)
+		}
+		admin := s.Do("GET", "api/v1/user", Token(s.AdminTok), Header("Origin", "https://cms.example"))
+		if admin.Status != 200 || admin.Header.Get("Access-Control-Allow-Origin") != "https://cms.example" {
+			t.Fatalf("API request from the allowed origin: %d %v", admin.Status, admin.Header)
+		}
+		if r := s.Do("GET", "api/v1/user", Token(s.AdminTok), Header("Origin", "https://evil.example")); r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Fatalf("API request from another origin: %v", r.Header)
+		}
 		// The answer itself carries the header, errors included.
-		r := s.Do("POST", "login/oauth/access_token", Header("Origin", "https://cms.example"),
+		r = s.Do("POST", "login/oauth/access_token", Header("Origin", "https://cms.example"),
 			Header("Content-Type", "application/x-www-form-urlencoded"), RawBody("grant_type=authorization_code&client_id=x&code=y"))
 		if r.Status != 401 || r.Header.Get("Access-Control-Allow-Origin") != "https://cms.example" || r.Header.Get("X-Frame-Options") != "SAMEORIGIN" {
 			t.Fatalf("token request from the allowed origin: %d %v", r.Status, r.Header)
@@ -413,6 +426,9 @@ func TestOIDCCORS(t *testing.T) {
 		// A web page still asks for sign-in.
 		if r := s.Do("GET", "explore/repos"); r.Status != http.StatusSeeOther {
 			t.Fatalf("explore with REQUIRE_SIGNIN_VIEW: %d", r.Status)
+		}
+		if r := s.Do("GET", "api/v1/version", Header("Origin", "https://cms.example")); r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Fatalf("API CORS without [cors]: %v", r.Header)
 		}
 	})
 }
