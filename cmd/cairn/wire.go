@@ -302,9 +302,12 @@ func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
 // when the server starts (migrate), the built-in applications of
 // [oauth2] DEFAULT_APPLICATIONS.
 func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate bool) error {
-	secret, err := webhook.InstanceSecret(cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("instance secret: %w", err)
+	var secret []byte // keys HMAC-signed ID tokens of public clients
+	if strings.HasPrefix(cfg.OAuth2.JWTSigningAlgorithm, "HS") && cfg.OAuth2.JWTSecret == "" {
+		var err error
+		if secret, err = webhook.InstanceSecret(cfg.DataDir); err != nil {
+			return fmt.Errorf("instance secret: %w", err)
+		}
 	}
 	keyFile := cfg.OAuth2.JWTSigningPrivateKeyFile
 	if !filepath.IsAbs(keyFile) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -143,9 +144,14 @@ func TestOIDCCodeFlowRS256(t *testing.T) {
 		t.Fatal("ID token accepted for another client id")
 	}
 	parts := strings.Split(raw, ".")
-	forged := parts[0] + "." + strings.TrimRight(parts[1], "=") + "A." + parts[2]
-	if _, err := verifier.Verify(ctx, forged); err == nil {
-		t.Fatal("altered ID token verified")
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil || !strings.Contains(string(payload), `"sub":"`+fmt.Sprint(bob.ID)+`"`) {
+		t.Fatalf("payload %s: %v", payload, err)
+	}
+	other := strings.Replace(string(payload), `"sub":"`+fmt.Sprint(bob.ID)+`"`, `"sub":"1"`, 1)
+	forged := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(other)) + "." + parts[2]
+	if _, err := verifier.Verify(ctx, forged); err == nil || !strings.Contains(err.Error(), "signature") {
+		t.Fatalf("ID token with another subject: %v", err)
 	}
 
 	// The nonce is the authorization request's: a new one each time.
