@@ -545,6 +545,20 @@ func TestOIDCTokenScopes(t *testing.T) {
 	if out, err := clhGit(filepath.Join(dir, "c"), "push", "-q", "origin", "HEAD:main"); err == nil {
 		t.Fatalf("push with read:repository worked:\n%s", out)
 	}
+
+	// With the provider turned off, its tokens are refused everywhere.
+	s.Stop()
+	s.Env = append(s.Env, "CAIRN_OAUTH2_ENABLED=false")
+	s.Restart()
+	if st := apiStatus(s, "GET", "repos/bob/code", tok.AccessToken); st != 401 {
+		t.Fatalf("API with [oauth2] ENABLED=false: %d", st)
+	}
+	if out, err := lsRemote(s, "bob/code", tok.AccessToken); err == nil {
+		t.Fatalf("git with [oauth2] ENABLED=false:\n%s", out)
+	}
+	if st := apiStatus(s, "GET", "repos/bob/code", bob.Token); st != 200 {
+		t.Fatalf("personal token with [oauth2] ENABLED=false: %d", st)
+	}
 }
 
 // TestOIDCAuthorizedApplications: the user's settings list the
