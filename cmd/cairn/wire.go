@@ -91,6 +91,8 @@ type app struct {
 	// oidc serves the provider's endpoints for clients; nil when
 	// [oauth2] ENABLED is false.
 	oidc *oidc.Endpoints
+	// oidcKey signs ID tokens; made ready in the background at start.
+	oidcKey *oidc.SigningKey
 
 	// web is the web interface.
 	web *web.Handler
@@ -326,6 +328,7 @@ func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate boo
 	if err != nil {
 		return err
 	}
+	a.oidcKey = key
 	issuer := &oidc.Issuer{Key: key, Claims: oidc.Claims{Users: a.users.Store, Orgs: a.orgs, RootURL: cfg.RootURL}}
 	a.oauth2Provider.SetIDTokens(issuer)
 	a.oidc = &oidc.Endpoints{Provider: a.oauth2Provider, Issuer: issuer, RootURL: cfg.RootURL, CORS: cfg.CORS}
@@ -467,7 +470,7 @@ func (a *app) workers() []func(context.Context) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return []func(context.Context){
+	list := []func(context.Context){
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
@@ -475,6 +478,10 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
 		func(ctx context.Context) { a.oauth2Provider.RunPruner(ctx, time.Hour) },
 	}
+	if a.oidcKey != nil { // [oauth2] ENABLED
+		list = append(list, func(context.Context) { a.oidcKey.Prepare() })
+	}
+	return list
 }
 
 // sshServer builds the built-in SSH server (host key in <data>/ssh), or

@@ -20,6 +20,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,6 +96,20 @@ func (k *SigningKey) Algorithm() string { return string(k.alg) }
 
 // Symmetric reports whether tokens are signed with HMAC (no key set).
 func (k *SigningKey) Symmetric() bool { return !asymmetric[k.alg] }
+
+// Prepare makes the key pair ready (generating and writing it when missing)
+// and logs a failure: the server runs it in the background at start, so the
+// key exists from the first start without making the start wait for it (an
+// RSA-4096 key takes seconds); a token signed before it is ready waits.
+// HMAC keys need nothing.
+func (k *SigningKey) Prepare() {
+	if k.Symmetric() {
+		return
+	}
+	if err := k.ensure(); err != nil {
+		slog.Error("oauth2: the ID token signing key cannot be made ready", "file", k.path, "err", err)
+	}
+}
 
 // ensure loads the key pair, generating and writing it when missing.
 func (k *SigningKey) ensure() error {

@@ -609,3 +609,24 @@ func TestOIDCAuthorizedApplications(t *testing.T) {
 	// Consent is asked again.
 	w.Get(authorizePath(t, s, cfg.AuthCodeURL("again"))).MustContain(t, 200, `action="/login/oauth/grant"`)
 }
+
+// TestOIDCKeyMadeAtFirstStart: the ID token signing key is generated in
+// the data directory by the first start itself, in the background, before
+// any client asks for it.
+func TestOIDCKeyMadeAtFirstStart(t *testing.T) {
+	s := StartServer(t)
+	file := filepath.Join(s.DataDir, "jwt", "private.pem")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(file); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no signing key at %s a minute after the start", file)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if kids := jwksKeyIDs(t, s); len(kids) != 1 || kids[0] == "" {
+		t.Fatalf("key ids %v", kids)
+	}
+}
