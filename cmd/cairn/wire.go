@@ -21,6 +21,7 @@ import (
 	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/cors"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/db/migrations"
 	"github.com/cairn-forge/cairn/internal/git"
@@ -31,6 +32,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/observe"
+	"github.com/cairn-forge/cairn/internal/oidc"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
@@ -90,6 +92,11 @@ type app struct {
 
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
+	// oidc serves the provider's endpoints for clients; nil when
+	// [oauth2] ENABLED is false.
+	oidc *oidc.Endpoints
+	// oidcKey signs ID tokens; made ready in the background at start.
+	oidcKey *oidc.SigningKey
 
 	// sources are the external sign-in sources (LDAP) and syncTask the
 	// synchronisation of their users ([cron.sync_external_users]).
@@ -261,7 +268,13 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.users.AddDeleteHook(a.oauth2.UserDeleteHook())
 	a.oauth2Provider = oauth2.NewProvider(d, a.oauth2, time.Duration(cfg.OAuth2.AccessTokenExpirationTime)*time.Second,
 		time.Duration(cfg.OAuth2.RefreshTokenExpirationTime)*time.Hour)
-	a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	if cfg.OAuth2.Enabled { // [oauth2] ENABLED = false: no endpoint, no token accepted
+		if err := a.openIDConnect(ctx, cfg, migrate); err != nil {
+			d.Close()
+			return nil, err
+		}
+		a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	}
 	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
 	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
@@ -331,6 +344,36 @@ func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*auths
 	}
 	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
 	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
+}
+
+// openIDConnect makes the OAuth2 provider an OpenID Connect provider: its
+// ID token signing key ([oauth2] JWT_*), its endpoints for clients, and,
+// when the server starts (migrate), the built-in applications of
+// [oauth2] DEFAULT_APPLICATIONS.
+func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate bool) error {
+	var secret []byte // keys HMAC-signed ID tokens of public clients
+	if strings.HasPrefix(cfg.OAuth2.JWTSigningAlgorithm, "HS") && cfg.OAuth2.JWTSecret == "" {
+		var err error
+		if secret, err = webhook.InstanceSecret(cfg.DataDir); err != nil {
+			return fmt.Errorf("instance secret: %w", err)
+		}
+	}
+	keyFile := cfg.OAuth2.JWTSigningPrivateKeyFile
+	if !filepath.IsAbs(keyFile) {
+		keyFile = filepath.Join(cfg.DataDir, keyFile)
+	}
+	key, err := oidc.NewSigningKey(cfg.OAuth2.JWTSigningAlgorithm, keyFile, cfg.OAuth2.JWTSecret, secret)
+	if err != nil {
+		return err
+	}
+	a.oidcKey = key
+	issuer := &oidc.Issuer{Key: key, Claims: oidc.Claims{Users: a.users.Store, Orgs: a.orgs, RootURL: cfg.RootURL}}
+	a.oauth2Provider.SetIDTokens(issuer)
+	a.oidc = &oidc.Endpoints{Provider: a.oauth2Provider, Issuer: issuer, RootURL: cfg.RootURL, CORS: cfg.CORS}
+	if migrate {
+		return a.oauth2.SyncBuiltinApps(ctx, cfg.OAuth2.DefaultApplications)
+	}
+	return nil
 }
 
 // checkLevel refuses a database that is not at this binary's migration level.
@@ -415,7 +458,11 @@ func (a *app) routes(api *v1.API) http.Handler {
 	if a.metrics != nil { // [metrics] ENABLED; otherwise /metrics answers 404
 		handle("GET /metrics", a.metrics.Handler(a.cfg.Metrics.Token))
 	}
-	mux.Handle("/api/v1/", api)
+	var apiHandler http.Handler = api
+	if mw := cors.Middleware(a.cfg.CORS, "Authorization", "X-Gitea-OTP"); mw != nil { // [cors], as Gitea's API
+		apiHandler = mw(api)
+	}
+	mux.Handle("/api/v1/", apiHandler)
 	mux.Handle("/api/", api) // other API paths: the API's JSON 404
 	handle("/api/internal/hook/", a.hooks)
 	if a.cfg.API.EnableSwagger { // [api] ENABLE_SWAGGER
@@ -427,6 +474,13 @@ func (a *app) routes(api *v1.API) http.Handler {
 	// Release downloads are served by the API's handler at their web
 	// address; every other path that is not git over HTTP is a page.
 	handle("GET /assets/", a.web.Assets())
+	if a.oidc != nil { // the OAuth2 endpoints for clients, outside the web interface's sessions
+		a.oidc.Register(handle)
+	} else {
+		for _, p := range oidc.Paths() {
+			handle(p, http.NotFoundHandler())
+		}
+	}
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
 		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics, RequireSignin: a.cfg.Service.RequireSigninView,
@@ -454,7 +508,7 @@ func (a *app) workers() []func(context.Context) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return []func(context.Context){
+	list := []func(context.Context){
 		a.syncTask.Run,
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
@@ -463,6 +517,10 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
 		func(ctx context.Context) { a.oauth2Provider.RunPruner(ctx, time.Hour) },
 	}
+	if a.oidcKey != nil { // [oauth2] ENABLED
+		list = append(list, func(context.Context) { a.oidcKey.Prepare() })
+	}
+	return list
 }
 
 // sshServer builds the built-in SSH server (host key in <data>/ssh), or

@@ -29,6 +29,7 @@ func All() []db.Migration {
 		twoFactor0020(),
 		oauth2Grants0021(),
 		loginSources0022(),
+		oauth2Nonce0023(),
 		webauthn0025(),
 	}
 }
