@@ -81,14 +81,8 @@ func (e *Endpoints) endpoint(h http.HandlerFunc, methods ...string) http.Handler
 // and client_secret in the body; a public client gives its client_id and
 // its PKCE verifier. Errors are RFC 6749 JSON; invalid_client answers 401.
 func (e *Endpoints) token(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, formLimit)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "the request body is not a valid form"}, false)
-		return
-	}
-	creds, ok := clientCredentials(r)
+	creds, ok := clientForm(w, r)
 	if !ok {
-		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "invalid client authentication"}, false)
 		return
 	}
 	var resp *oauth2.TokenResponse
@@ -123,6 +117,30 @@ func writeFailure(w http.ResponseWriter, endpoint string, err error, basic bool)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error"})
 	}
 	return true
+}
+
+// parseClientForm reads a client's form body (at most formLimit bytes),
+// answering invalid_request when it is no form.
+func parseClientForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, formLimit)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "the request body is not a valid form"}, false)
+		return false
+	}
+	return true
+}
+
+// clientForm reads a client's form body and its client authentication
+// (clientCredentials), answering invalid_request when either is wrong.
+func clientForm(w http.ResponseWriter, r *http.Request) (oauth2.ClientCredentials, bool) {
+	if !parseClientForm(w, r) {
+		return oauth2.ClientCredentials{}, false
+	}
+	creds, ok := clientCredentials(r)
+	if !ok {
+		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "invalid client authentication"}, false)
+	}
+	return creds, ok
 }
 
 // clientCredentials reads a request's client authentication: HTTP Basic
@@ -269,9 +287,7 @@ type introspectionResponse struct {
 // client, authenticated with HTTP Basic as Gitea asks, learns whether a
 // token is live and whose it is.
 func (e *Endpoints) introspect(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, formLimit)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "the request body is not a valid form"}, false)
+	if !parseClientForm(w, r) {
 		return
 	}
 	id, secret, ok := basicAuth(r.Header.Get("Authorization"))
@@ -296,14 +312,8 @@ func (e *Endpoints) introspect(w http.ResponseWriter, r *http.Request) {
 // access or refresh token it was issued, and with it the grant. Unknown
 // tokens answer 200 too (section 2.2).
 func (e *Endpoints) revoke(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, formLimit)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "the request body is not a valid form"}, false)
-		return
-	}
-	creds, ok := clientCredentials(r)
+	creds, ok := clientForm(w, r)
 	if !ok {
-		writeError(w, &oauth2.Error{Code: oauth2.ErrInvalidRequest, Description: "invalid client authentication"}, false)
 		return
 	}
 	token := r.PostFormValue("token")
