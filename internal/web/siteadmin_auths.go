@@ -10,6 +10,8 @@ import (
 type adminAuthsPage struct {
 	adminPage
 	Sources []adminAuthRow
+	// CanAdd tells whether a kind of this binary has a web form.
+	CanAdd bool
 }
 
 // adminAuthRow is one sign-in source with the number of its accounts.
@@ -19,22 +21,24 @@ type adminAuthRow struct {
 }
 
 // adminAuths serves GET /-/admin/auths (Gitea's path): the sign-in sources,
-// managed with 'cairn admin auth'. Their settings, secrets included, are
-// not shown.
+// each linked to its edit page. Their settings, secrets included, are not
+// shown here.
 func (h *Handler) adminAuths(w http.ResponseWriter, r *http.Request) error {
 	var rows []adminAuthRow
+	canAdd := false
 	if h.Sources != nil {
+		canAdd = len(h.formTypes()) > 0
 		list, err := h.Sources.List(r.Context())
 		if err != nil {
 			return err
 		}
 		for _, s := range list {
-			n, err := h.DB.Count(r.Context(), "SELECT COUNT(*) FROM users WHERE login_source = ?", s.ID)
+			n, err := h.sourceAccounts(r.Context(), s.ID)
 			if err != nil {
 				return err
 			}
 			rows = append(rows, adminAuthRow{Source: s, Accounts: n})
 		}
 	}
-	return h.render(w, r, http.StatusOK, "admin_auths", "Authentication sources", adminAuthsPage{adminPage: newAdminPage("auths"), Sources: rows})
+	return h.render(w, r, http.StatusOK, "admin_auths", "Authentication sources", adminAuthsPage{adminPage: newAdminPage("auths"), Sources: rows, CanAdd: canAdd})
 }
