@@ -22,8 +22,10 @@ type adminAuthForm struct {
 	// Type is the kind shown; Types the kinds the new page offers.
 	Type  authsource.Type
 	Types []authsource.Type
-	// Editable tells whether the kind has a web form.
+	// Editable tells whether the kind has a web form; Problem why this
+	// binary cannot use the stored source ("" when it can).
 	Editable                bool
+	Problem                 string
 	Name                    string
 	IsActive, IsSyncEnabled bool
 	Syncable                bool
@@ -160,29 +162,30 @@ func (h *Handler) renderAuthRefusal(w http.ResponseWriter, r *http.Request, f ad
 	return h.render(w, r, http.StatusUnprocessableEntity, "admin_auth_form", title, f)
 }
 
-// adminTargetAuth loads the source {id} and its kind.
-func (h *Handler) adminTargetAuth(r *http.Request) (*authsource.Source, authsource.Kind, error) {
+// adminTargetAuth loads the source {id} and its kind (a source this
+// binary cannot use comes with its Problem and no kind).
+func (h *Handler) adminTargetAuth(r *http.Request) (authsource.Listed, authsource.Kind, error) {
 	if h.Sources == nil {
-		return nil, authsource.Kind{}, errs.NotFound("no such page")
+		return authsource.Listed{}, authsource.Kind{}, errs.NotFound("no such page")
 	}
 	id, err := formID(chi.URLParam(r, "id"))
 	if err != nil {
-		return nil, authsource.Kind{}, err
+		return authsource.Listed{}, authsource.Kind{}, err
 	}
-	src, err := h.Sources.Get(r.Context(), id)
-	if err != nil {
-		return nil, authsource.Kind{}, err
+	src, err := h.Sources.Lookup(r.Context(), id)
+	if err != nil || src.Problem != "" {
+		return src, authsource.Kind{}, err
 	}
-	kind, _ := h.Sources.Kind(src.Type) // Get reads only the kinds it knows
+	kind, _ := h.Sources.Kind(src.Type) // a usable source is of a known kind
 	return src, kind, nil
 }
 
 // editForm is the edit page's data for the stored source src, with its
 // settings in the form.
-func (h *Handler) editForm(r *http.Request, src *authsource.Source, kind authsource.Kind) (adminAuthForm, error) {
+func (h *Handler) editForm(r *http.Request, src authsource.Listed, kind authsource.Kind) (adminAuthForm, error) {
 	n, err := h.sourceAccounts(r.Context(), src.ID)
-	f := adminAuthForm{adminPage: newAdminPage("auths"), Source: src, Type: src.Type, Name: src.Name,
-		IsActive: src.IsActive, IsSyncEnabled: src.IsSyncEnabled, Accounts: n}
+	f := adminAuthForm{adminPage: newAdminPage("auths"), Source: src.Source, Type: src.Type, Name: src.Name,
+		IsActive: src.IsActive, IsSyncEnabled: src.IsSyncEnabled, Accounts: n, Problem: src.Problem}
 	var values map[string]string
 	if kind.Form != nil {
 		values = kind.Form.Values(src.Config)
@@ -211,6 +214,9 @@ func (h *Handler) adminUpdateAuth(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if src.Problem != "" {
+		return errs.Invalid("this source cannot be changed: %s", src.Problem)
+	}
 	if kind.Form == nil {
 		return errs.Invalid("the settings of a %s source are changed with 'cairn admin auth'", src.Type)
 	}
@@ -218,7 +224,7 @@ func (h *Handler) adminUpdateAuth(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := h.saveAuth(r, kind, src, true); err != nil {
+	if err := h.saveAuth(r, kind, src.Source, true); err != nil {
 		if !userError(err) {
 			return err
 		}

@@ -14,9 +14,10 @@ type adminAuthsPage struct {
 	CanAdd bool
 }
 
-// adminAuthRow is one sign-in source with the number of its accounts.
+// adminAuthRow is one sign-in source (with the reason when this binary
+// cannot use it) and the number of its accounts.
 type adminAuthRow struct {
-	*authsource.Source
+	authsource.Listed
 	Accounts int64
 }
 
@@ -28,7 +29,7 @@ func (h *Handler) adminAuths(w http.ResponseWriter, r *http.Request) error {
 	canAdd := false
 	if h.Sources != nil {
 		canAdd = len(h.formTypes()) > 0
-		list, err := h.Sources.List(r.Context())
+		list, err := h.Sources.ListAll(r.Context())
 		if err != nil {
 			return err
 		}
@@ -37,7 +38,7 @@ func (h *Handler) adminAuths(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return err
 			}
-			rows = append(rows, adminAuthRow{Source: s, Accounts: n})
+			rows = append(rows, adminAuthRow{Listed: s, Accounts: n})
 		}
 	}
 	return h.render(w, r, http.StatusOK, "admin_auths", "Authentication sources", adminAuthsPage{adminPage: newAdminPage("auths"), Sources: rows, CanAdd: canAdd})

@@ -281,4 +281,43 @@ func TestWebAdminAuthSources(t *testing.T) {
 	if strings.Contains(s.Logs(), d.Reader) {
 		t.Fatal("the bind password was logged")
 	}
+
+	// Sources this binary cannot use (a kind it lacks: Gitea's OAuth2 type
+	// 6; settings it cannot read) are listed, shown and deletable.
+	db := fndServerDB(t, s)
+	defer db.Close()
+	for _, row := range []string{"6, 'github', TRUE, FALSE, '{}'", "2, 'broken', FALSE, FALSE, 'not json'"} {
+		if _, err := db.Exec("INSERT INTO login_source (type, name, is_active, is_sync_enabled, cfg, created_unix, updated_unix) VALUES (" + row + ", 1, 1)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := webAuthList(t, s); !regexp.MustCompile(`(?m)^\d+\s+github\s+Unknown\s+true\s*$`).MatchString(out) || !strings.Contains(out, "broken") {
+		t.Fatalf("the CLI does not list the unusable sources:\n%s", out)
+	}
+	p = w.Get("-/admin/auths")
+	p.MustContain(t, http.StatusOK, ">github</a>", ">broken</a>", "not usable by this binary")
+	for _, name := range []string{"github", "broken"} {
+		m := regexp.MustCompile(`href="(/-/admin/auths/\d+)">` + name + `<`).FindStringSubmatch(p.Body)
+		if m == nil {
+			t.Fatalf("no link to %s", name)
+		}
+		page := w.Get(m[1])
+		page.MustContain(t, http.StatusOK, "Authentication source "+name, "This binary cannot use this source")
+		if strings.Contains(page.Body, `name="host"`) {
+			t.Errorf("%s: a form for a source this binary cannot use", name)
+		}
+		if p := w.Post(m[1], withForm(form, url.Values{"name": {"renamed"}})); p.Status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: an edit was not refused: %d", name, p.Status)
+		}
+		w.Get(m[1])
+		if p := w.Post(m[1]+"/delete", nil); p.Status != http.StatusSeeOther {
+			t.Fatalf("delete %s: %d %.1000s", name, p.Status, p.Body)
+		}
+	}
+	if out := webAuthList(t, s); strings.Contains(out, "github") || strings.Contains(out, "broken") || strings.Contains(out, "renamed") {
+		t.Fatalf("after deleting the unusable sources:\n%s", out)
+	}
+	if p := w.Get("-/admin/auths"); strings.Contains(p.Body, ">github</a>") || strings.Contains(p.Body, ">broken</a>") || !strings.Contains(p.Body, ">simple</a>") {
+		t.Fatalf("the list after deleting the unusable sources: %.2000s", p.Body)
+	}
 }
