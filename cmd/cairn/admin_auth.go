@@ -242,7 +242,7 @@ func adminAuthList(ctx context.Context, args []string, e adminEnv) error {
 		return err
 	}
 	defer a.close()
-	list, err := a.sources.List(ctx)
+	list, err := a.sources.ListAll(ctx) // those this binary cannot use too, so they can be deleted
 	if err != nil {
 		return err
 	}

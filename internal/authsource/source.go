@@ -108,6 +108,9 @@ type Kind struct {
 	Type Type
 	// Decode reads stored settings, opening sealed secrets with box.
 	Decode func(raw []byte, box Sealer) (Config, error)
+	// Form is the kind's settings form of the web administration (nil:
+	// its settings are changed with the CLI only).
+	Form *Form
 }
 
 // Registry is the set of source kinds this instance knows, built while wiring.

@@ -57,5 +57,10 @@ func (h *Handler) adminRoutes(r chi.Router) {
 	r.Get(admin+"/repos", h.adminOnly(h.adminRepos))
 	r.Post(admin+"/repos/delete", h.adminOnly(h.adminDeleteRepo))
 	r.Get(admin+"/auths", h.adminOnly(h.adminAuths))
+	r.Get(admin+"/auths/new", h.adminOnly(h.adminNewAuth))
+	r.Post(admin+"/auths/new", h.adminOnly(h.adminCreateAuth))
+	r.Get(admin+"/auths/{id}", h.adminOnly(h.adminEditAuth))
+	r.Post(admin+"/auths/{id}", h.adminOnly(h.adminUpdateAuth))
+	r.Post(admin+"/auths/{id}/delete", h.adminOnly(h.adminDeleteAuth))
 	r.Get(admin+"/config", h.adminOnly(h.adminConfig))
 }

@@ -394,9 +394,51 @@ func TestWebMatrix(t *testing.T) {
 		}
 	})
 
+	t.Run("site administration", func(t *testing.T) { k.in(t).siteAdmin(t) })
 	t.Run("lists", func(t *testing.T) { k.in(t).lists(t) })
 	t.Run("forms", func(t *testing.T) { k.in(t).forms(t) })
 	t.Run("disabled units", func(t *testing.T) { k.in(t).disabledUnits(t) })
+}
+
+// siteAdmin checks that the sign-in source pages and their forms exist for
+// the site administrator alone: every other role gets 404 and changes
+// nothing.
+func (k *wxKit) siteAdmin(t *testing.T) {
+	// Inactive, so no sign-in of the other subtests asks its (absent) server;
+	// deleted at the end.
+	id := addLDAPSource(t, k.s, "add-ldap", "--name", "wxsource", "--not-active", "--security-protocol", "Unencrypted", "--host", "ldap.example.org",
+		"--port", "389", "--user-search-base", "ou=people,dc=example,dc=org", "--user-filter", "(uid=%s)", "--email-attribute", "mail")
+	defer func() {
+		if out, err := k.s.Cairn("admin", "auth", "delete", "--id", strconv.FormatInt(id, 10)); err != nil {
+			t.Errorf("delete the source: %v\n%s", err, out)
+		}
+	}()
+	edit := "/-/admin/auths/" + strconv.FormatInt(id, 10)
+	form := url.Values{"type": {"2"}, "name": {"wxchanged"}, "security_protocol": {"0"}, "host": {"ldap.example.org"}, "port": {"389"},
+		"user_base": {"ou=people,dc=example,dc=org"}, "filter": {"(uid=%s)"}, "attribute_mail": {"mail"}}
+	webs := k.webs(t)
+	for _, role := range wxRoles {
+		w := webs[role]
+		want := wxOutcome("404")
+		if role == "site admin" {
+			want = wxOK
+		}
+		for path, shown := range map[string]string{"/-/admin/auths": "wxsource", "/-/admin/auths/new": "bind_dn",
+			"/-/admin/auths/new?type=5": "user_dn", edit: "wxsource"} {
+			wxCheck(t, role+" GET "+path, w.Get(path), want, "wxsource", shown)
+		}
+		if role == "site admin" {
+			continue
+		}
+		for _, path := range []string{"/-/admin/auths/new", edit, edit + "/delete"} {
+			wxFresh(w, role)
+			wxCheck(t, role+" POST "+path, w.Post(path, withForm(form, nil)), "404", "wxsource", "")
+		}
+	}
+	out, err := k.s.Cairn("admin", "auth", "list")
+	if err != nil || strings.Contains(out, "wxchanged") || !strings.Contains(out, "wxsource") {
+		t.Errorf("a refused form changed the sources: %v\n%s", err, out)
+	}
 }
 
 // lists checks that the explore pages, profiles and dashboards list each
@@ -708,7 +750,7 @@ func TestWebMatrixRequireSignin(t *testing.T) {
 		path := pub.pagePath(pg.path)
 		wxCheck(t, "signed out GET "+path, anon.Get(path), wxSignIn, "", "")
 	}
-	for _, path := range []string{"/", "/explore/repos", "/explore/users", "/explore/organizations", "/wxowner", "/limorg", "/-/admin"} {
+	for _, path := range []string{"/", "/explore/repos", "/explore/users", "/explore/organizations", "/wxowner", "/limorg", "/-/admin", "/-/admin/auths/new", "/-/admin/auths/1"} {
 		wxCheck(t, "signed out GET "+path, anon.Get(path), wxSignIn, "", "")
 	}
 	for _, pg := range wxPages {

@@ -104,8 +104,8 @@ type stored struct {
 // Kinds returns the two LDAP source kinds for the registry.
 func Kinds() []authsource.Kind {
 	return []authsource.Kind{
-		{Type: authsource.TypeLDAP, Decode: decoder(authsource.TypeLDAP)},
-		{Type: authsource.TypeDLDAP, Decode: decoder(authsource.TypeDLDAP)},
+		{Type: authsource.TypeLDAP, Decode: decoder(authsource.TypeLDAP), Form: form(authsource.TypeLDAP)},
+		{Type: authsource.TypeDLDAP, Decode: decoder(authsource.TypeDLDAP), Form: form(authsource.TypeDLDAP)},
 	}
 }
 
@@ -141,7 +141,8 @@ func (c *Config) Encode(box authsource.Sealer) ([]byte, error) {
 	return json.Marshal(st)
 }
 
-// Validate checks the settings.
+// Validate checks the settings (for the CLI and the web form alike); a
+// refused field is named as in the web form.
 func (c *Config) Validate() error {
 	switch {
 	case strings.TrimSpace(c.Host) == "":
@@ -151,14 +152,16 @@ func (c *Config) Validate() error {
 	case c.SecurityProtocol.String() == "":
 		return errs.InvalidField("security_protocol", "unknown security protocol %d", c.SecurityProtocol)
 	case !strings.Contains(c.Filter, "%s"):
-		return errs.InvalidField("user_filter", "the user filter must contain %%s, which stands for the login")
+		return errs.InvalidField("filter", "the user filter must contain %%s, which stands for the login")
 	case c.Mode == authsource.TypeDLDAP && !strings.Contains(c.UserDN, "%s"):
 		return errs.InvalidField("user_dn", "the user DN must contain %%s, which stands for the login")
 	case c.Mode == authsource.TypeLDAP && strings.TrimSpace(c.UserBase) == "":
-		return errs.InvalidField("user_search_base", "the user search base is required")
+		return errs.InvalidField("user_base", "the user search base is required")
+	case strings.TrimSpace(c.AttributeMail) == "":
+		return errs.InvalidField("attribute_mail", "the e-mail attribute is required")
 	}
 	for _, f := range []struct{ name, value string }{
-		{"user_filter", c.userFilter("x")}, {"admin_filter", c.AdminFilter}, {"restricted_filter", c.RestrictedFilter},
+		{"filter", c.userFilter("x")}, {"admin_filter", c.AdminFilter}, {"restricted_filter", c.RestrictedFilter},
 	} {
 		if f.value == "" {
 			continue

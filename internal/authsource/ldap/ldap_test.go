@@ -69,7 +69,7 @@ func TestBindPasswordIsStoredSealed(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := Config{Mode: authsource.TypeLDAP, Host: "h", Port: 389, Filter: "(uid=%s)", UserBase: "dc=x"}
+	ok := Config{Mode: authsource.TypeLDAP, Host: "h", Port: 389, Filter: "(uid=%s)", UserBase: "dc=x", AttributeMail: "mail"}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +81,7 @@ func TestValidate(t *testing.T) {
 		"bad admin":      func(c *Config) { c.AdminFilter = "memberOf=x)" },
 		"no base":        func(c *Config) { c.UserBase = "" },
 		"protocol":       func(c *Config) { c.SecurityProtocol = 7 },
+		"no mail":        func(c *Config) { c.AttributeMail = " " },
 		"simple, no %s":  func(c *Config) { c.Mode = authsource.TypeDLDAP; c.UserDN = "uid=x,dc=x" },
 		"simple, bad DN": func(c *Config) { c.Mode = authsource.TypeDLDAP; c.UserDN = "uid=%s,,=" },
 	} {
@@ -88,6 +89,40 @@ func TestValidate(t *testing.T) {
 		mutate(&c)
 		if c.Validate() == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestFormKeepsTheBindPasswordWhenBlank(t *testing.T) {
+	f := form(authsource.TypeLDAP)
+	old := &Config{Mode: authsource.TypeLDAP, Host: "h", Port: 389, BindDN: "cn=r", BindPassword: "s3cret", Timeout: 5}
+	values := f.Values(old)
+	if _, shown := values["bind_password"]; shown {
+		t.Fatal("the form's values hold the bind password")
+	}
+	values["host"] = " ldap.example.org "
+	get := func(name string) string { return values[name] }
+	cfg, err := f.Apply(old, get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.(*Config)
+	if c.BindPassword != "s3cret" || c.Host != "ldap.example.org" || c.Timeout != 5 || old.Host != "h" {
+		t.Fatalf("applied a blank password: %+v (old %+v)", c, old)
+	}
+	values["bind_password"] = "n3w"
+	if cfg, _ = f.Apply(old, get); cfg.(*Config).BindPassword != "n3w" {
+		t.Fatal("a new bind password was not applied")
+	}
+	values["bind_dn"] = ""
+	if cfg, _ = f.Apply(old, get); cfg.(*Config).BindPassword != "" {
+		t.Fatal("an anonymous search kept a bind password")
+	}
+	for _, bad := range []struct{ field, value string }{{"port", "x"}, {"security_protocol", "9"}, {"search_page_size", "-1"}} {
+		v := f.Values(old)
+		v[bad.field] = bad.value
+		if _, err := f.Apply(old, func(n string) string { return v[n] }); err == nil {
+			t.Errorf("%s=%q was accepted", bad.field, bad.value)
 		}
 	}
 }
