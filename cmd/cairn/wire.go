@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/githttp"
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/mail"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/oauth2"
@@ -83,6 +84,11 @@ type app struct {
 
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
+
+	// mail sends mail (nil: [mailer] is off); timeCodes make and check
+	// the codes of activation and password reset links.
+	mail      *mail.Service
+	timeCodes *user.TimeCodes
 
 	// web is the web interface.
 	web *web.Handler
@@ -256,6 +262,10 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		d.Close()
 		return nil, err
 	}
+	if err := a.wireMail(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	a.v1 = a.api()
 	a.v1.AddWebhookSources()
 	if a.web, err = a.webInterface(); err != nil {
@@ -330,7 +340,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider,
+		OAuth2Provider: a.oauth2Provider, Mail: a.mail, TimeCodes: a.timeCodes,
 	})
 }
 

@@ -182,7 +182,8 @@ func (h *Handler) gate(next http.Handler) http.Handler {
 			http.Redirect(w, r, "/user/change_password", http.StatusSeeOther)
 			return
 		case u == nil && h.Config.Service.RequireSigninView && !open &&
-			p != "/user/login" && p != "/user/sign_up" && p != "/user/two_factor" && p != "/user/two_factor_scratch":
+			p != "/user/login" && p != "/user/sign_up" && p != "/user/two_factor" && p != "/user/two_factor_scratch" &&
+			!isAccountMailPage(p):
 			h.redirectToLogin(w, r)
 			return
 		}

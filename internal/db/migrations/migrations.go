@@ -28,5 +28,6 @@ func All() []db.Migration {
 		oauth2Applications0019(),
 		twoFactor0020(),
 		oauth2Grants0021(),
+		mail0024(),
 	}
 }
