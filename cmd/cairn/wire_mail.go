@@ -35,7 +35,7 @@ func (a *app) wireMail() error {
 		ResetLife:    time.Duration(a.cfg.Service.ResetPasswdCodeLive) * time.Minute,
 	}
 	if a.cfg.Service.EnableNotifyMail {
-		opts.Notifications = &mail.Notifications{Issues: a.issues, Repos: a.repos, Pulls: a.pulls,
+		opts.Notifications = &mail.Notifications{Issues: a.issues, Repos: a.repos, Pulls: a.pulls, Users: a.users,
 			Readers: a.notifier.Readers, Markup: markup.New(a.cfg.RootURL)}
 	}
 	if a.mail, err = mail.NewService(opts); err != nil {

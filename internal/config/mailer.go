@@ -13,7 +13,7 @@ type MailerSection struct {
 	Name                 string        `key:"NAME" default:"Cairn" doc:"Display name of the sender when FROM has none."`
 	From                 string        `key:"FROM" default:"" doc:"From address, as an RFC 5322 address (\"Cairn <cairn@example.com>\"). Empty: USER."`
 	EnvelopeFrom         string        `key:"ENVELOPE_FROM" default:"" doc:"SMTP envelope sender (MAIL FROM). Empty: the address of FROM; <> sends an empty one."`
-	SubjectPrefix        string        `key:"SUBJECT_PREFIX" default:"" doc:"Text put before every subject."`
+	SubjectPrefix        string        `key:"SUBJECT_PREFIX" default:"" doc:"Text put before every subject, followed by a space."`
 	SendAsPlainText      bool          `key:"SEND_AS_PLAIN_TEXT" default:"false" doc:"Send only the plain-text part, without the HTML alternative."`
 	Protocol             string        `key:"PROTOCOL" default:"" doc:"smtp, smtps (implicit TLS), smtp+starttls, smtp+unix, sendmail or dummy (log only). Empty: inferred from SMTP_PORT (25 smtp, 465 smtps, 587 smtp+starttls) or smtp+unix when SMTP_ADDR is a path."`
 	SMTPAddr             string        `key:"SMTP_ADDR" default:"" doc:"Mail server host (or Unix socket path with smtp+unix)."`

@@ -18,14 +18,6 @@ import (
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
-// E-mail notification preferences (users.email_notifications_preference),
-// Gitea's values.
-const (
-	PrefEnabled   = "enabled"
-	PrefOnMention = "onmention"
-	PrefDisabled  = "disabled"
-)
-
 // ReadersFunc tells which of users may read the issues (or pull requests)
 // of a repository now.
 type ReadersFunc func(ctx context.Context, r *repo.Repository, isPull bool, users []*user.User) (map[int64]bool, error)
@@ -41,6 +33,7 @@ type Notifications struct {
 	Issues  *issue.Service
 	Repos   *repo.Service
 	Pulls   *pull.Service
+	Users   *user.Service
 	Readers ReadersFunc
 	Markup  *markup.Renderer
 
@@ -122,7 +115,10 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err
 	}
-	seen := map[int64]bool{p.DoerID: true}
+	// The doer is among them only when they asked for mail about their own
+	// actions (checked when sending).
+	ids = append(ids, p.DoerID)
+	seen := map[int64]bool{}
 	j.WithOutcome(func(ctx context.Context) error {
 		for _, id := range ids {
 			if seen[id] {
@@ -189,12 +185,15 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 	if p.Event != string(issue.EventOpened) && p.Event != string(issue.EventCommentCreated) {
 		content = ""
 	}
-	pref, err := n.preference(ctx, to.ID)
+	pref, err := n.Users.EmailNotifications(ctx, to.ID)
 	if err != nil {
 		return err
 	}
 	mentioned := mentions(content, to.Name)
-	if pref == PrefDisabled || (pref == PrefOnMention && !mentioned) {
+	switch {
+	case pref == user.EmailNotificationsDisabled,
+		pref == user.EmailNotificationsOnMention && !mentioned,
+		to.ID == p.DoerID && pref != user.EmailNotificationsAndYourOwn:
 		return nil
 	}
 	ok, err := n.Readers(ctx, r, is.IsPull, []*user.User{to})
@@ -209,12 +208,6 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 		return queue.Permanent(err)
 	}
 	return n.s.send(ctx, m)
-}
-
-func (n *Notifications) preference(ctx context.Context, uid int64) (string, error) {
-	var pref string
-	err := n.s.o.DB.QueryRow(ctx, "SELECT email_notifications_preference FROM users WHERE id = ?", uid).Scan(&pref)
-	return pref, err
 }
 
 // mentions reports whether text @mentions name.

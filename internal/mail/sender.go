@@ -100,13 +100,13 @@ func (e envelope) build(m *Message) (*gomail.Msg, error) {
 		return nil, gomailPermanent{err}
 	}
 	subject := m.Subject
-	if e.prefix != "" {
-		subject = e.prefix + subject
+	if e.prefix != "" { // Gitea joins them with a space
+		subject = e.prefix + " " + subject
 	}
 	msg.Subject(subject)
 	msg.SetDate()
 	if m.MessageID != "" {
-		msg.SetGenHeaderPreformatted(gomail.HeaderMessageID, m.MessageID)
+		msg.SetMessageIDWithValue(strings.TrimSuffix(strings.TrimPrefix(m.MessageID, "<"), ">"))
 	} else {
 		msg.SetMessageID()
 	}
@@ -120,6 +120,7 @@ func (e envelope) build(m *Message) (*gomail.Msg, error) {
 		msg.SetGenHeader(gomail.Header(k), v)
 	}
 	msg.SetUserAgent("Cairn")
+	msg.SetGenHeader("X-Auto-Response-Suppress", "All") // no out-of-office replies, as Gitea asks
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	if m.HTML != "" && !e.plain {
 		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
@@ -268,6 +269,6 @@ func (s *dummySender) Send(_ context.Context, m *Message) error {
 	if _, err := s.build(m); err != nil {
 		return err
 	}
-	s.log.Info("mail (dummy sender, not sent)", "to", m.To, "subject", s.prefix+m.Subject)
+	s.log.Info("mail (dummy sender, not sent)", "to", m.To, "subject", m.Subject)
 	return nil
 }

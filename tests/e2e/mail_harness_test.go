@@ -134,7 +134,11 @@ func (m *mailServer) WaitFor(addr, subject string, timeout time.Duration) *recei
 		case <-m.arrived:
 		case <-time.After(200 * time.Millisecond):
 		case <-deadline:
-			m.t.Fatalf("no mail to %s about %q within %s; got %d others", addr, subject, timeout, len(m.Received()))
+			var others []string
+			for _, r := range m.Received() {
+				others = append(others, strings.Join(r.To, ",")+": "+decodeHeader(r.Header.Get("Subject")))
+			}
+			m.t.Fatalf("no mail to %s about %q within %s; got %q", addr, subject, timeout, others)
 		}
 	}
 }

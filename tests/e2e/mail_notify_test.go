@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMailNotification mails an issue's watchers through a real SMTP
+// server: the new issue and a comment, threaded (Message-ID, In-Reply-To,
+// References) with Gitea's list headers; the actor, an account that turned
+// mail off, and a watcher who lost read access get nothing.
+func TestMailNotification(t *testing.T) {
+	m := startMailServer(t, mailServerOptions{})
+	s := StartServer(t, WithEnv(m.Env("smtp+starttls", "CAIRN_MAILER_FORCE_TRUST_SERVER_CERT=true",
+		"CAIRN_SERVICE_ENABLE_NOTIFY_MAIL=true", "CAIRN_MAILER_SUBJECT_PREFIX=[forge]")...))
+	watcher, quiet, collab := s.CreateUser("watcher"), s.CreateUser("quiet"), s.CreateUser("collab")
+	if r := s.API("POST", "user/repos", s.AdminTok, map[string]any{"name": "proj", "auto_init": true}); r.Status != http.StatusCreated {
+		t.Fatalf("create repo: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("PUT", "repos/root/proj/collaborators/collab", s.AdminTok, map[string]any{"permission": "read"}); r.Status != http.StatusNoContent {
+		t.Fatalf("add collaborator: %d %s", r.Status, r.Body)
+	}
+	for _, u := range []*User{watcher, quiet, collab} {
+		if r := s.API("PUT", "repos/root/proj/subscription", u.Token, nil); r.Status != http.StatusOK {
+			t.Fatalf("watch as %s: %d %s", u.Name, r.Status, r.Body)
+		}
+	}
+	qw := s.Web(t)
+	qw.SignIn(quiet.Name, quiet.Password)
+	qw.Get("user/settings/account").MustContain(t, http.StatusOK, `name="preference"`, `value="enabled" selected`)
+	if p := qw.Post("user/settings/account/email", url.Values{"_method": {"NOTIFICATION"}, "preference": {"disabled"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("set preference: %d %s", p.Status, p.Body)
+	}
+	qw.Get("user/settings/account").MustContain(t, http.StatusOK, `value="disabled" selected`)
+
+	if r := s.API("POST", "repos/root/proj/issues", s.AdminTok, map[string]any{"title": "Broken <b>thing</b>",
+		"body": "It fails with <script>alert(1)</script>"}); r.Status != http.StatusCreated {
+		t.Fatalf("create issue: %d %s", r.Status, r.Body)
+	}
+	opened := m.WaitFor("watcher@example.com", "[forge] [root/proj] Broken <b>thing</b> (#1)", 30*time.Second)
+	thread := "<root/proj/issues/1@127.0.0.1>"
+	issueURL := s.URL + "root/proj/issues/1"
+	for k, want := range map[string]string{
+		"Message-Id": thread, "List-Id": "root/proj <proj.root.127.0.0.1>", "List-Unsubscribe": "<" + issueURL + ">",
+		"X-Gitea-Reason": "subscribed", "X-Gitea-Sender": "root", "X-Gitea-Recipient": "watcher",
+		"X-Gitea-Repository-Path": "root/proj", "X-Gitea-Issue-Id": "1", "X-Gitea-Issue-Link": issueURL,
+	} {
+		if got := opened.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if opened.Header.Get("In-Reply-To") != "" {
+		t.Errorf("the first mail of a thread replies to %q", opened.Header.Get("In-Reply-To"))
+	}
+	if !strings.Contains(opened.Text, "It fails with <script>alert(1)</script>") || strings.Contains(opened.HTML, "<script>") ||
+		!strings.Contains(opened.HTML, "Broken &lt;b&gt;thing&lt;/b&gt;") {
+		t.Errorf("bodies:\n%s\n%s", opened.Text, opened.HTML)
+	}
+
+	r := s.API("POST", "repos/root/proj/issues/1/comments", s.AdminTok, map[string]any{"body": "Fixed, @watcher?"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("comment: %d %s", r.Status, r.Body)
+	}
+	reply := m.WaitFor("watcher@example.com", "Re: [root/proj] Broken", 30*time.Second)
+	if reply.Header.Get("In-Reply-To") != thread || reply.Header.Get("References") != thread ||
+		!strings.HasPrefix(reply.Header.Get("Message-Id"), "<root/proj/issues/1/comment/") || reply.Header.Get("X-Gitea-Reason") != "mention" {
+		t.Errorf("reply headers: %v", reply.Header)
+	}
+	if !strings.Contains(reply.Text, "Fixed, @watcher?") || !strings.Contains(reply.Text, issueURL+"#issuecomment-") {
+		t.Errorf("reply text:\n%s", reply.Text)
+	}
+	m.WaitFor("collab@example.com", "Re: [root/proj] Broken", 30*time.Second)
+
+	// Private now: the watcher (no collaborator) loses read access, the
+	// collaborator keeps it.
+	if r := s.API("PATCH", "repos/root/proj", s.AdminTok, map[string]any{"private": true}); r.Status != http.StatusOK {
+		t.Fatalf("make private: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "repos/root/proj/issues/1/comments", s.AdminTok, map[string]any{"body": "secret follow-up"}); r.Status != http.StatusCreated {
+		t.Fatalf("comment: %d %s", r.Status, r.Body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := 0
+		for _, got := range m.Received() {
+			if got.To[0] == "collab@example.com" && strings.Contains(got.Text, "secret follow-up") {
+				n++
+			}
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the collaborator got no mail about the private comment")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // the other recipients' jobs ran alongside
+	for _, got := range m.Received() {
+		switch {
+		case got.To[0] == "root@example.com":
+			t.Errorf("the actor got a mail: %s", got.Header.Get("Subject"))
+		case got.To[0] == "quiet@example.com":
+			t.Errorf("an account with mail off got one: %s", got.Header.Get("Subject"))
+		case got.To[0] == "watcher@example.com" && strings.Contains(got.Text, "secret follow-up"):
+			t.Error("a private comment was mailed to a watcher without access")
+		}
+	}
+}
