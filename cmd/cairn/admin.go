@@ -31,6 +31,7 @@ commands:
   user must-change-password     make accounts change their password at next sign-in
   regenerate hooks              write the git hook scripts again, naming this binary
   config check                  check the configuration as 'cairn serve' would read it
+  sendmail                      mail every active account
 
 Admin commands work on an existing instance (the data directory and database
 that 'cairn serve' uses, also while it runs), named by --config/--data-dir or
@@ -96,6 +97,8 @@ func admin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return usageError{fmt.Sprintf("unknown command %q\n%s", "admin user "+args[1], adminUserUsage)}
 	case "config":
 		return adminConfig(ctx, args[1:], e)
+	case "sendmail":
+		return adminSendmail(ctx, args[1:], e)
 	case "regenerate":
 		const regenUsage = "usage: cairn admin regenerate hooks [flags]\n\ncommands:\n  hooks    write the git hook scripts again, naming this binary"
 		if len(args) < 2 {

@@ -31,6 +31,7 @@ func TestCLIHelp(t *testing.T) {
 		{[]string{"admin", "user", "must-change-password"}, []string{"--all", "--exclude", "--unset"}},
 		{[]string{"admin", "regenerate"}, []string{"hooks"}},
 		{[]string{"admin", "regenerate", "hooks"}, []string{"hook scripts", "--data-dir"}},
+		{[]string{"admin", "sendmail"}, []string{"--title", "--content", "--force"}},
 		{[]string{"hook"}, []string{"pre-receive"}},
 	} {
 		for _, h := range []string{"--help", "-h"} {

@@ -110,3 +110,30 @@ func TestMailNotification(t *testing.T) {
 		}
 	}
 }
+
+// TestMailAdminSendmail: `cairn admin sendmail` queues a mail to every
+// active account, which the running server sends; without --force it asks
+// first, and with mail off it refuses.
+func TestMailAdminSendmail(t *testing.T) {
+	m := startMailServer(t, mailServerOptions{})
+	s := StartServer(t, WithEnv(m.Env("smtp+starttls", "CAIRN_MAILER_FORCE_TRUST_SERVER_CERT=true")...))
+	s.CreateUser("reader")
+	if out, err := s.Cairn("admin", "sendmail", "--title", "Maintenance"); err == nil || !strings.Contains(out, "nothing sent") {
+		t.Fatalf("without --force and no answer: %v\n%s", err, out)
+	}
+	out, err := s.Cairn("admin", "sendmail", "--title", "Maintenance", "--content", "Down at <noon>.", "--force")
+	if err != nil || !strings.Contains(out, "Queued 2 mails.") {
+		t.Fatalf("sendmail: %v\n%s", err, out)
+	}
+	for _, to := range []string{"root@example.com", "reader@example.com"} {
+		got := m.WaitFor(to, "Maintenance", 30*time.Second)
+		if !strings.Contains(got.Text, "Down at <noon>.") || !strings.Contains(got.HTML, "Down at &lt;noon&gt;.") {
+			t.Errorf("bodies:\n%s\n%s", got.Text, got.HTML)
+		}
+	}
+
+	off := StartServer(t)
+	if out, err := off.Cairn("admin", "sendmail", "--title", "x", "--force"); err == nil || !strings.Contains(out, "mail is off") {
+		t.Fatalf("with mail off: %v\n%s", err, out)
+	}
+}
