@@ -12,7 +12,7 @@ type MailerSection struct {
 	Enabled              bool          `key:"ENABLED" default:"false" doc:"Send mail (account activation, password reset, notifications). Off: no mail is queued or sent."`
 	Name                 string        `key:"NAME" default:"Cairn" doc:"Display name of the sender when FROM has none."`
 	From                 string        `key:"FROM" default:"" doc:"From address, as an RFC 5322 address (\"Cairn <cairn@example.com>\"). Empty: USER."`
-	EnvelopeFrom         string        `key:"ENVELOPE_FROM" default:"" doc:"SMTP envelope sender (MAIL FROM). Empty: the address of FROM; <> sends an empty one."`
+	EnvelopeFrom         string        `key:"ENVELOPE_FROM" default:"" doc:"SMTP envelope sender (MAIL FROM). Empty: the address of FROM. Gitea's <> (an empty return path) is not supported: it means the address of FROM."`
 	SubjectPrefix        string        `key:"SUBJECT_PREFIX" default:"" doc:"Text put before every subject, followed by a space."`
 	SendAsPlainText      bool          `key:"SEND_AS_PLAIN_TEXT" default:"false" doc:"Send only the plain-text part, without the HTML alternative."`
 	Protocol             string        `key:"PROTOCOL" default:"" doc:"smtp, smtps (implicit TLS), smtp+starttls, smtp+unix, sendmail or dummy (log only). Empty: inferred from SMTP_PORT (25 smtp, 465 smtps, 587 smtp+starttls) or smtp+unix when SMTP_ADDR is a path."`
@@ -20,14 +20,14 @@ type MailerSection struct {
 	SMTPPort             string        `key:"SMTP_PORT" default:"" doc:"Mail server port. Empty: 25, 465 or 587 by PROTOCOL."`
 	User                 string        `key:"USER" default:"" doc:"SMTP user name (AUTH PLAIN or LOGIN, whichever the server offers). Empty: no authentication."`
 	Passwd               string        `key:"PASSWD" default:"" secret:"true" doc:"SMTP password (never printed nor logged)."`
-	EnableHelo           bool          `key:"ENABLE_HELO" default:"true" doc:"Send HELO_HOSTNAME in EHLO (false: the library's default, localhost)."`
+	EnableHelo           bool          `key:"ENABLE_HELO" default:"true" doc:"Give HELO_HOSTNAME in EHLO; false gives localhost."`
 	HeloHostname         string        `key:"HELO_HOSTNAME" default:"" doc:"Host name given in EHLO. Empty: this machine's host name."`
 	ForceTrustServerCert bool          `key:"FORCE_TRUST_SERVER_CERT" default:"false" doc:"Accept any server certificate (self-signed ones): only for tests or trusted networks."`
 	UseClientCert        bool          `key:"USE_CLIENT_CERT" default:"false" doc:"Present CLIENT_CERT_FILE and CLIENT_KEY_FILE to the server."`
 	ClientCertFile       string        `key:"CLIENT_CERT_FILE" default:"custom/mailer/cert.pem" doc:"Client certificate (PEM), with USE_CLIENT_CERT; relative to the data directory."`
 	ClientKeyFile        string        `key:"CLIENT_KEY_FILE" default:"custom/mailer/key.pem" doc:"Client key (PEM), with USE_CLIENT_CERT; relative to the data directory."`
 	SendmailPath         string        `key:"SENDMAIL_PATH" default:"sendmail" doc:"The sendmail program, with PROTOCOL = sendmail."`
-	SendmailArgs         []string      `key:"SENDMAIL_ARGS" default:"" doc:"Extra arguments to sendmail, separated by spaces (Gitea allows shell quoting; Cairn splits at spaces)."`
+	SendmailArgs         string        `key:"SENDMAIL_ARGS" default:"" doc:"Extra arguments to sendmail, separated by spaces (Gitea allows shell quoting; Cairn splits at spaces only)."`
 	SendmailTimeout      time.Duration `key:"SENDMAIL_TIMEOUT" default:"5m" doc:"How long sendmail may take for one message."`
 	SendmailConvertCRLF  bool          `key:"SENDMAIL_CONVERT_CRLF" default:"true" doc:"Give sendmail the message with LF line ends instead of CRLF."`
 }

@@ -70,7 +70,7 @@ func NewSender(c config.MailerSection, dataDir string, log *slog.Logger) (Sender
 	case "dummy":
 		return &dummySender{envelope: env, log: log}, nil
 	case "sendmail":
-		return &sendmailSender{envelope: env, path: c.SendmailPath, args: c.SendmailArgs, timeout: c.SendmailTimeout, lf: c.SendmailConvertCRLF}, nil
+		return &sendmailSender{envelope: env, path: c.SendmailPath, args: strings.Fields(c.SendmailArgs), timeout: c.SendmailTimeout, lf: c.SendmailConvertCRLF}, nil
 	case "smtp", "smtps", "smtp+starttls", "smtp+unix":
 		return newSMTPSender(c, env, dataDir)
 	}
@@ -184,14 +184,14 @@ func newSMTPSender(c config.MailerSection, env envelope, dataDir string) (*smtpS
 	default: // smtp, smtp+unix: STARTTLS when offered, as Gitea's client does
 		s.opts = append(s.opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
 	}
+	helo := "localhost"
 	if c.EnableHelo {
-		helo := c.HeloHostname
-		if helo == "" {
+		if helo = c.HeloHostname; helo == "" {
 			helo, _ = os.Hostname()
 		}
-		if helo != "" {
-			s.opts = append(s.opts, gomail.WithHELO(helo))
-		}
+	}
+	if helo != "" {
+		s.opts = append(s.opts, gomail.WithHELO(helo))
 	}
 	if c.User != "" {
 		// The strongest mechanism the server offers of those go-mail knows

@@ -3,6 +3,8 @@ package e2e
 import (
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +137,50 @@ func TestMailAdminSendmail(t *testing.T) {
 	off := StartServer(t)
 	if out, err := off.Cairn("admin", "sendmail", "--title", "x", "--force"); err == nil || !strings.Contains(out, "mail is off") {
 		t.Fatalf("with mail off: %v\n%s", err, out)
+	}
+}
+
+// TestMailSendmailAndDummy: PROTOCOL = sendmail pipes the message to the
+// program with the envelope sender and the recipient after --; dummy only
+// logs that a mail would have gone out, without its body (links are secrets).
+func TestMailSendmailAndDummy(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sent")
+	script := filepath.Join(dir, "fake-sendmail")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$@\" > "+out+".args\ncat > "+out+".tmp && mv "+out+".tmp "+out+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := StartServer(t, WithEnv("CAIRN_MAILER_ENABLED=true", "CAIRN_MAILER_PROTOCOL=sendmail", "CAIRN_MAILER_SENDMAIL_PATH="+script,
+		"CAIRN_MAILER_SENDMAIL_ARGS=-oi -X /dev/null", "CAIRN_MAILER_FROM=forge@example.com", "CAIRN_MAILER_ENVELOPE_FROM=bounces@example.com"))
+	s.CreateUser("piped")
+	w := s.Web(t)
+	w.Get("user/forgot_password")
+	w.Post("user/forgot_password", url.Values{"email": {"piped@example.com"}}).MustContain(t, http.StatusOK, "If an account uses")
+	var msg []byte
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(out); err == nil {
+			msg = b
+			break
+		}
+	}
+	args, _ := os.ReadFile(out + ".args")
+	if got := strings.TrimSpace(string(args)); got != "-oi -X /dev/null -f bounces@example.com -i -- piped@example.com" {
+		t.Errorf("sendmail arguments: %q", got)
+	}
+	if !strings.Contains(string(msg), "Subject: Recover your account") || !strings.Contains(string(msg), "/user/recover_account?code=") ||
+		strings.Contains(string(msg), "\r\n") {
+		t.Errorf("message (LF line ends expected):\n%s", msg)
+	}
+
+	d := StartServer(t, WithEnv("CAIRN_MAILER_ENABLED=true", "CAIRN_MAILER_PROTOCOL=dummy", "CAIRN_MAILER_FROM=forge@example.com"))
+	d.CreateUser("logged")
+	dw := d.Web(t)
+	dw.Get("user/forgot_password")
+	dw.Post("user/forgot_password", url.Values{"email": {"logged@example.com"}})
+	if !d.LogsContain("mail (dummy sender, not sent)", 30*time.Second) || !strings.Contains(d.Logs(), "logged@example.com") {
+		t.Fatalf("no dummy log line:\n%s", d.Logs())
+	}
+	if strings.Contains(d.Logs(), "code=") {
+		t.Fatal("the dummy sender logged a link")
 	}
 }
