@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"time"
@@ -39,7 +38,6 @@ type Options struct {
 	ActivateLife, ResetLife time.Duration
 	// Notifications, when set, mails issue and pull request activity.
 	Notifications *Notifications
-	Log           *slog.Logger
 }
 
 // Service queues and sends mail.

@@ -184,3 +184,48 @@ func TestMailSendmailAndDummy(t *testing.T) {
 		t.Fatal("the dummy sender logged a link")
 	}
 }
+
+// TestMailPullMerged: a new pull request and its merge are mailed to a
+// watcher; the merge closes it, but only the merge mail goes out.
+func TestMailPullMerged(t *testing.T) {
+	m := startMailServer(t, mailServerOptions{})
+	s := StartServer(t, WithEnv(m.Env("smtp+starttls", "CAIRN_MAILER_FORCE_TRUST_SERVER_CERT=true", "CAIRN_SERVICE_ENABLE_NOTIFY_MAIL=true")...))
+	watcher := s.CreateUser("watcher")
+	if r := s.API("POST", "user/repos", s.AdminTok, map[string]any{"name": "proj", "auto_init": true}); r.Status != http.StatusCreated {
+		t.Fatalf("create repo: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("PUT", "repos/root/proj/subscription", watcher.Token, nil); r.Status != http.StatusOK {
+		t.Fatalf("watch: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "repos/root/proj/contents/new.txt", s.AdminTok, map[string]any{"content": "bmV3Cg==", "message": "add",
+		"new_branch": "feature"}); r.Status != http.StatusCreated {
+		t.Fatalf("commit: %d %s", r.Status, r.Body)
+	}
+	if r := s.API("POST", "repos/root/proj/pulls", s.AdminTok, map[string]any{"head": "feature", "base": "main", "title": "Add new.txt"}); r.Status != http.StatusCreated {
+		t.Fatalf("create pull: %d %s", r.Status, r.Body)
+	}
+	opened := m.WaitFor("watcher@example.com", "[root/proj] Add new.txt (#1)", 30*time.Second)
+	if got := opened.Header.Get("Message-Id"); got != "<root/proj/pulls/1@127.0.0.1>" {
+		t.Errorf("Message-ID = %q", got)
+	}
+	var merged bool
+	for deadline := time.Now().Add(30 * time.Second); !merged && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		merged = s.API("POST", "repos/root/proj/pulls/1/merge", s.AdminTok, map[string]any{"Do": "merge"}).Status == http.StatusOK
+	}
+	if !merged {
+		t.Fatal("the pull request could not be merged")
+	}
+	mail := m.WaitFor("watcher@example.com", "Re: [root/proj] Add new.txt (#1)", 30*time.Second)
+	if id := mail.Header.Get("Message-Id"); !strings.HasPrefix(id, "<root/proj/pulls/1/merge/") || mail.Header.Get("In-Reply-To") != "<root/proj/pulls/1@127.0.0.1>" {
+		t.Errorf("merge mail headers: %v", mail.Header)
+	}
+	if !strings.Contains(mail.Text, "root merged pull request root/proj#1") {
+		t.Errorf("merge mail text:\n%s", mail.Text)
+	}
+	time.Sleep(2 * time.Second)
+	for _, got := range m.Received() {
+		if strings.Contains(got.Header.Get("Message-Id"), "/close/") {
+			t.Errorf("a closing mail went out for the merge: %v", got.Header)
+		}
+	}
+}
