@@ -89,6 +89,8 @@ type app struct {
 	// the codes of activation and password reset links.
 	mail      *mail.Service
 	timeCodes *user.TimeCodes
+	// queueLease is how long the queue reserves a claimed job.
+	queueLease time.Duration
 
 	// web is the web interface.
 	web *web.Handler

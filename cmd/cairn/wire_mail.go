@@ -11,6 +11,15 @@ import (
 	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
+// A mail attempt ends within mailAttemptTimeout (the queue's lease is
+// longer, see wireWebhooks), or another worker could take the job again and
+// send the mail twice. go-mail gives the connection mailSMTPTimeout up to
+// the message, and as much again for the message.
+const (
+	mailSMTPTimeout    = 30 * time.Second
+	mailAttemptTimeout = 2*mailSMTPTimeout + 5*time.Second
+)
+
 // wireMail builds the activation and reset codes and, with [mailer]
 // ENABLED, the mail service on the durable queue: issue and pull request
 // events queue their mails in their own transactions when [service]
@@ -24,13 +33,13 @@ func (a *app) wireMail() error {
 	if !a.cfg.Mailer.Enabled {
 		return nil
 	}
-	sender, err := mail.NewSender(a.cfg.Mailer, a.cfg.DataDir, slog.Default())
+	sender, err := mail.NewSender(a.cfg.Mailer, a.cfg.DataDir, mailSMTPTimeout, slog.Default())
 	if err != nil {
 		return err
 	}
 	opts := mail.Options{
 		DB: a.db, Queue: a.queue, Sender: sender, Users: a.users.Store, Codes: a.timeCodes, RootURL: a.cfg.RootURL,
-		AppName:      a.cfg.Mailer.Name,
+		AppName: a.cfg.Mailer.Name, AttemptTimeout: mailAttemptTimeout,
 		ActivateLife: time.Duration(a.cfg.Service.ActiveCodeLiveMinutes) * time.Minute,
 		ResetLife:    time.Duration(a.cfg.Service.ResetPasswdCodeLive) * time.Minute,
 	}

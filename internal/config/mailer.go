@@ -28,7 +28,7 @@ type MailerSection struct {
 	ClientKeyFile        string        `key:"CLIENT_KEY_FILE" default:"custom/mailer/key.pem" doc:"Client key (PEM), with USE_CLIENT_CERT; relative to the data directory."`
 	SendmailPath         string        `key:"SENDMAIL_PATH" default:"sendmail" doc:"The sendmail program, with PROTOCOL = sendmail."`
 	SendmailArgs         string        `key:"SENDMAIL_ARGS" default:"" doc:"Extra arguments to sendmail, separated by spaces (Gitea allows shell quoting; Cairn splits at spaces only)."`
-	SendmailTimeout      time.Duration `key:"SENDMAIL_TIMEOUT" default:"5m" doc:"How long sendmail may take for one message."`
+	SendmailTimeout      time.Duration `key:"SENDMAIL_TIMEOUT" default:"5m" doc:"How long sendmail may take for one message; a sending attempt ends after 65 seconds in any case (and is retried)."`
 	SendmailConvertCRLF  bool          `key:"SENDMAIL_CONVERT_CRLF" default:"true" doc:"Give sendmail the message with LF line ends instead of CRLF."`
 }
 

@@ -46,8 +46,9 @@ type Sender interface {
 }
 
 // NewSender builds the sender [mailer] describes; dataDir anchors the
-// relative client certificate paths.
-func NewSender(c config.MailerSection, dataDir string, log *slog.Logger) (Sender, error) {
+// relative client certificate paths; one SMTP conversation step waits at
+// most timeout.
+func NewSender(c config.MailerSection, dataDir string, timeout time.Duration, log *slog.Logger) (Sender, error) {
 	from, err := mail.ParseAddress(c.From)
 	if err != nil {
 		return nil, fmt.Errorf("[mailer] FROM: %w", err)
@@ -72,7 +73,7 @@ func NewSender(c config.MailerSection, dataDir string, log *slog.Logger) (Sender
 	case "sendmail":
 		return &sendmailSender{envelope: env, path: c.SendmailPath, args: strings.Fields(c.SendmailArgs), timeout: c.SendmailTimeout, lf: c.SendmailConvertCRLF}, nil
 	case "smtp", "smtps", "smtp+starttls", "smtp+unix":
-		return newSMTPSender(c, env, dataDir)
+		return newSMTPSender(c, env, dataDir, timeout)
 	}
 	return nil, fmt.Errorf("[mailer] PROTOCOL = %q is not supported", c.Protocol)
 }
@@ -148,9 +149,9 @@ type smtpSender struct {
 	opts []gomail.Option
 }
 
-func newSMTPSender(c config.MailerSection, env envelope, dataDir string) (*smtpSender, error) {
+func newSMTPSender(c config.MailerSection, env envelope, dataDir string, timeout time.Duration) (*smtpSender, error) {
 	s := &smtpSender{envelope: env, host: c.SMTPAddr}
-	s.opts = append(s.opts, gomail.WithTimeout(30*time.Second))
+	s.opts = append(s.opts, gomail.WithTimeout(timeout))
 	if c.Protocol == "smtp+unix" {
 		s.host = "unix://" + c.SMTPAddr
 	} else {

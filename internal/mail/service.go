@@ -36,6 +36,8 @@ type Options struct {
 	AppName string
 	// ActivateLife and ResetLife are the lifetimes of the links.
 	ActivateLife, ResetLife time.Duration
+	// AttemptTimeout bounds one sending attempt (within the queue's lease).
+	AttemptTimeout time.Duration
 	// Notifications, when set, mails issue and pull request activity.
 	Notifications *Notifications
 }
@@ -143,6 +145,11 @@ func (s *Service) sendAccountMail(ctx context.Context, j *queue.Job) error {
 
 // send hands m to the sender; a message no retry can send fails the job.
 func (s *Service) send(ctx context.Context, m *Message) error {
+	if s.o.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.o.AttemptTimeout)
+		defer cancel()
+	}
 	err := s.o.Sender.Send(ctx, m)
 	if err != nil && IsPermanent(err) {
 		return queue.Permanent(err)
