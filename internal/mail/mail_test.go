@@ -25,6 +25,13 @@ func TestMentions(t *testing.T) {
 	}
 }
 
+func TestMentionedNames(t *testing.T) {
+	got := mentionedNames("@alice and @Bob., not a@b.c nor x/@y; again @ALICE, @dev.team-1")
+	if strings.Join(got, " ") != "alice Bob dev.team-1" {
+		t.Fatalf("mentionedNames = %q", got)
+	}
+}
+
 func TestHumanDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{3 * time.Hour: "3 hours", time.Hour: "1 hour", 90 * time.Minute: "90 minutes", time.Minute: "1 minute"} {
 		if got := humanDuration(d); got != want {

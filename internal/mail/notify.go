@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -115,6 +116,32 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err
 	}
+	// Mentioned accounts get the mail too, watching or not (as in Gitea).
+	content := ""
+	switch {
+	case p.Event == string(issue.EventOpened):
+		content = is.Content
+	case p.CommentID > 0:
+		c, err := n.Issues.GetComment(ctx, p.CommentID)
+		if err != nil && !errs.IsNotFound(err) {
+			return err
+		}
+		if c != nil {
+			content = c.Content
+		}
+	}
+	for _, name := range mentionedNames(content) {
+		u, err := n.s.o.Users.GetByName(ctx, name)
+		if errs.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !u.IsOrganization() {
+			ids = append(ids, u.ID)
+		}
+	}
 	// The doer is among them only when they asked for mail about their own
 	// actions (checked when sending).
 	ids = append(ids, p.DoerID)
@@ -208,6 +235,27 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 		return queue.Permanent(err)
 	}
 	return n.s.send(ctx, m)
+}
+
+// mentionRe finds @name mentions: a name of letters, digits, '-', '_' and
+// '.', not inside an e-mail address or a path.
+var mentionRe = regexp.MustCompile(`(?:^|[^\w.@/-])@([\w][\w.-]{0,39})`)
+
+// maxMentioned bounds how many mentioned accounts one text mails.
+const maxMentioned = 50
+
+// mentionedNames returns the distinct names text @mentions.
+func mentionedNames(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range mentionRe.FindAllStringSubmatch(text, -1) {
+		name := strings.TrimRight(m[1], ".")
+		if key := strings.ToLower(name); !seen[key] && len(out) < maxMentioned {
+			seen[key] = true
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // mentions reports whether text @mentions name.

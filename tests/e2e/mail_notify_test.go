@@ -19,6 +19,7 @@ func TestMailNotification(t *testing.T) {
 	s := StartServer(t, WithEnv(m.Env("smtp+starttls", "CAIRN_MAILER_FORCE_TRUST_SERVER_CERT=true",
 		"CAIRN_SERVICE_ENABLE_NOTIFY_MAIL=true", "CAIRN_MAILER_SUBJECT_PREFIX=[forge]")...))
 	watcher, quiet, collab := s.CreateUser("watcher"), s.CreateUser("quiet"), s.CreateUser("collab")
+	s.CreateUser("bystander") // watches nothing; mentioned below
 	if r := s.API("POST", "user/repos", s.AdminTok, map[string]any{"name": "proj", "auto_init": true}); r.Status != http.StatusCreated {
 		t.Fatalf("create repo: %d %s", r.Status, r.Body)
 	}
@@ -62,7 +63,7 @@ func TestMailNotification(t *testing.T) {
 		t.Errorf("bodies:\n%s\n%s", opened.Text, opened.HTML)
 	}
 
-	r := s.API("POST", "repos/root/proj/issues/1/comments", s.AdminTok, map[string]any{"body": "Fixed, @watcher?"})
+	r := s.API("POST", "repos/root/proj/issues/1/comments", s.AdminTok, map[string]any{"body": "Fixed, @watcher? cc @bystander"})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("comment: %d %s", r.Status, r.Body)
 	}
@@ -70,6 +71,9 @@ func TestMailNotification(t *testing.T) {
 	if reply.Header.Get("In-Reply-To") != thread || reply.Header.Get("References") != thread ||
 		!strings.HasPrefix(reply.Header.Get("Message-Id"), "<root/proj/issues/1/comment/") || reply.Header.Get("X-Gitea-Reason") != "mention" {
 		t.Errorf("reply headers: %v", reply.Header)
+	}
+	if by := m.WaitFor("bystander@example.com", "Re: [root/proj] Broken", 30*time.Second); by.Header.Get("X-Gitea-Reason") != "mention" {
+		t.Errorf("the mentioned account's mail has reason %q", by.Header.Get("X-Gitea-Reason"))
 	}
 	if !strings.Contains(reply.Text, "Fixed, @watcher?") || !strings.Contains(reply.Text, issueURL+"#issuecomment-") {
 		t.Errorf("reply text:\n%s", reply.Text)
