@@ -231,6 +231,7 @@ func dbOrphanChecks() []struct{ what, query string } {
 		{"issues whose repository is gone", "SELECT COUNT(*) FROM issue i WHERE NOT EXISTS (SELECT 1 FROM repository r WHERE r.id = i.repo_id)"},
 		{"comments whose issue is gone", "SELECT COUNT(*) FROM comment c WHERE NOT EXISTS (SELECT 1 FROM issue i WHERE i.id = c.issue_id)"},
 		{"access tokens whose account is gone", "SELECT COUNT(*) FROM access_token t WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.uid)"},
+		{"security keys whose account is gone", "SELECT COUNT(*) FROM webauthn_credential k WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.user_id)"},
 		{"organization memberships whose account or organization is gone", "SELECT COUNT(*) FROM org_user m WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = m.uid) OR NOT EXISTS (SELECT 1 FROM users o WHERE o.id = m.org_id)"},
 		{"team memberships whose team or account is gone", "SELECT COUNT(*) FROM team_user m WHERE NOT EXISTS (SELECT 1 FROM team t WHERE t.id = m.team_id) OR NOT EXISTS (SELECT 1 FROM users u WHERE u.id = m.uid)"},
 		{"team repositories whose team or repository is gone", "SELECT COUNT(*) FROM team_repo m WHERE NOT EXISTS (SELECT 1 FROM team t WHERE t.id = m.team_id) OR NOT EXISTS (SELECT 1 FROM repository r WHERE r.id = m.repo_id)"},

@@ -34,6 +34,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/securitykey"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
@@ -70,6 +71,8 @@ type app struct {
 	avatars    avatar.Files
 	// twoFA is two-factor sign-in (TOTP and scratch codes).
 	twoFA *twofa.Service
+	// securityKeys are WebAuthn security keys.
+	securityKeys *securitykey.Service
 	// queue is the durable job queue (webhook deliveries); webhooks the
 	// hooks and their deliveries; v1 the API, built once (it is also the
 	// webhooks' event source).
@@ -225,6 +228,12 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	}
 	a.authn.SetSecondFactor(a.twoFA)
 	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
+	// Security keys: the relying party is ROOT_URL's host; with an IP
+	// address no ceremony runs (the settings say why), but registered keys
+	// still count as a second factor.
+	a.securityKeys = securitykey.NewService(d, securitykey.Options{RootURL: cfg.RootURL})
+	a.authn.SetSecurityKeys(a.securityKeys)
+	a.users.AddDeleteHook(a.securityKeys.UserDeleteHook())
 	// When the instance signs the commits it writes ([repository.signing];
 	// "twofa" holds for accounts with two-factor sign-in).
 	signing, err := signature.NewPolicy(d, a.git, a.signer, a.signatures, cfg.RepositorySigning, a.twoFA.Enabled)
@@ -342,7 +351,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider, Mail: a.mail, TimeCodes: a.timeCodes,
+		OAuth2Provider: a.oauth2Provider, SecurityKeys: a.securityKeys, Mail: a.mail, TimeCodes: a.timeCodes,
 	})
 }
 

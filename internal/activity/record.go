@@ -23,6 +23,7 @@ import (
 // whose changes it records; call it once while wiring.
 func (s *Service) Listen(users *user.Service, releases *release.Service) {
 	s.repos.AddCreateHook(s.OnRepoCreated)
+	s.repos.AddMoveHook(s.OnRepoMoved)
 	s.repos.AddPushTxListener(s.OnPush)
 	s.repos.AddDeleteHook(s.DeleteRepoData)
 	s.issues.AddTxListener(s.OnIssueEvent)
@@ -76,6 +77,24 @@ func (s *Service) OnRepoCreated(ctx context.Context, doer *user.User, r *repo.Re
 		actor = doer.ID
 	}
 	return s.record(ctx, inRepo(OpCreateRepo, actor, r))
+}
+
+// OnRepoMoved records a renamed repository (content: the old name) or one
+// given to a new owner (content: the old "owner/name"), as Gitea does. It
+// is a repo.MoveHook.
+func (s *Service) OnRepoMoved(ctx context.Context, doer *user.User, r *repo.Repository, oldOwner, oldName string) error {
+	actor := r.OwnerID
+	if doer != nil {
+		actor = doer.ID
+	}
+	if oldOwner != r.OwnerName {
+		a := inRepo(OpTransferRepo, actor, r)
+		a.Content = oldOwner + "/" + oldName
+		return s.record(ctx, a)
+	}
+	a := inRepo(OpRenameRepo, actor, r)
+	a.Content = oldName
+	return s.record(ctx, a)
 }
 
 // OnIssueEvent records issues and pull requests opened, closed and
@@ -262,12 +281,15 @@ func (s *Service) OnReleaseEvent(ctx context.Context, e release.Event) error {
 // OnPush records the branches and tags a push (or a merge, or an edit
 // through the API) created, moved or deleted. A new branch gets Gitea's
 // two actions: the creation (no content) and the commits it brings. It is
-// a repo.PushTxListener. Pushes with a deploy key are the owner's.
-func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Request) error {
+// a repo.PushTxListener: the summaries are read from git before the
+// transaction, the actions written in it. Pushes with a deploy key are the
+// owner's.
+func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Request) (func(ctx context.Context) error, error) {
 	pusher := req.PusherID
 	if pusher <= 0 {
 		pusher = r.OwnerID
 	}
+	var actions []*Action
 	for _, u := range req.Updates {
 		branch, isBranch := strings.CutPrefix(u.Ref, git.BranchPrefix)
 		_, isTag := strings.CutPrefix(u.Ref, git.TagPrefix)
@@ -275,42 +297,50 @@ func (s *Service) OnPush(ctx context.Context, r *repo.Repository, req hooks.Requ
 			continue
 		}
 		created, deleted := isZeroSHA(u.OldSHA), isZeroSHA(u.NewSHA)
-		var actions []*Action
+		var ref []*Action
 		switch {
 		case isTag && deleted:
 			a := inRepo(OpDeleteTag, pusher, r)
 			a.Content = summaryJSON(&PushCommits{Commits: []*PushCommit{}})
-			actions = append(actions, a)
+			ref = append(ref, a)
 		case isTag:
 			summary, err := s.tagSummary(ctx, r, u)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			a := inRepo(OpPushTag, pusher, r)
 			a.Content = summaryJSON(summary)
-			actions = append(actions, a)
+			ref = append(ref, a)
 		case deleted:
-			actions = append(actions, inRepo(OpDeleteBranch, pusher, r))
+			ref = append(ref, inRepo(OpDeleteBranch, pusher, r))
 		default:
 			if created {
-				actions = append(actions, inRepo(OpCommitRepo, pusher, r))
+				ref = append(ref, inRepo(OpCommitRepo, pusher, r))
 			}
 			summary, err := s.branchSummary(ctx, r, branch, u)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			a := inRepo(OpCommitRepo, pusher, r)
 			a.Content = summaryJSON(summary)
-			actions = append(actions, a)
+			ref = append(ref, a)
 		}
-		for _, a := range actions {
+		for _, a := range ref {
 			a.RefName = u.Ref
+		}
+		actions = append(actions, ref...)
+	}
+	if len(actions) == 0 {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		for _, a := range actions {
 			if err := s.record(ctx, a); err != nil {
 				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	}, nil
 }
 
 func isZeroSHA(sha string) bool { return strings.Trim(sha, "0") == "" }

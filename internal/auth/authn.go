@@ -47,7 +47,20 @@ type Authenticator struct {
 	second SecondFactor
 	// oauth2 finds the access tokens the OAuth2 provider issued (nil: none).
 	oauth2 OAuth2Tokens
+	// keys tells which accounts have security keys (nil: none has).
+	keys SecurityKeys
 }
+
+// SecurityKeys are accounts' WebAuthn security keys (securitykey.Service):
+// a basic-auth password is refused for an account that has one, with or
+// without a one-time code, as Gitea (a key cannot answer in a header).
+type SecurityKeys interface {
+	Enabled(ctx context.Context, uid int64) (bool, error)
+}
+
+// SetSecurityKeys makes password sign-ins of accounts with security keys
+// fail. Call it only while wiring.
+func (a *Authenticator) SetSecurityKeys(k SecurityKeys) { a.keys = k }
 
 // OAuth2Tokens are the access tokens of the OAuth2 provider
 // (oauth2.Provider): opaque strings of their own form, accepted wherever a
@@ -150,7 +163,8 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 // client (the caller's address, http.Request.RemoteAddr). Tokens come first,
 // so a valid token is never throttled. A password of an account with
 // two-factor sign-in also needs its one-time code, otp; without a valid one
-// the answer is 401 (wrapping ErrSecondFactor), as Gitea's.
+// the answer is 401 (wrapping ErrSecondFactor), as Gitea's. A password of
+// an account with a security key is refused the same way, code or not.
 func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string) (*Identity, error) {
 	if a.isToken(pw) {
 		if id, err := a.byToken(ctx, pw); err == nil {
@@ -163,6 +177,16 @@ func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string)
 	u, err := a.users.Authenticate(ctx, name, pw, client)
 	if err != nil {
 		return nil, err
+	}
+	if a.keys != nil {
+		on, err := a.keys.Enabled(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if on {
+			return nil, &errs.Error{Kind: errs.KindUnauthorized, Message: "Basic authorization is not allowed while having security keys enrolled",
+				Err: ErrSecondFactor}
+		}
 	}
 	if a.second != nil {
 		on, err := a.second.Enabled(ctx, u.ID)

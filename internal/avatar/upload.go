@@ -10,6 +10,7 @@ import (
 	_ "image/gif" // decoders for uploads
 	_ "image/jpeg"
 	"image/png"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -99,6 +100,32 @@ func (f Files) Remove(name string) error {
 	}
 	if err := os.Remove(filepath.Join(f.Dir, name+".png")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
+	}
+	return nil
+}
+
+// Replace stores png (nil: back to the default) as the avatar of owner
+// (e.g. "user:3") whose current file is previous, records the new file name
+// with set, and then removes the previous file; when set fails the new file
+// is removed and the previous one kept.
+func (f Files) Replace(owner, previous string, png []byte, set func(name string) error) error {
+	name := ""
+	if png != nil {
+		var err error
+		if name, err = f.Save(owner, png); err != nil {
+			return err
+		}
+	}
+	if err := set(name); err != nil {
+		if name != "" && name != previous {
+			_ = f.Remove(name)
+		}
+		return err
+	}
+	if previous != "" && previous != name {
+		if err := f.Remove(previous); err != nil {
+			slog.Warn("avatar: could not remove the previous file", "owner", owner, "err", err)
+		}
 	}
 	return nil
 }

@@ -844,3 +844,19 @@ func TestRunService(t *testing.T) {
 func pktLine(s string) string {
 	return fmt.Sprintf("%04x%s", len(s)+4, s)
 }
+
+func TestReadSmallBlob(t *testing.T) {
+	g := newTestGit(t)
+	repo := initRepo(t, g, ObjectFormatSHA1)
+	commitFiles(t, g, repo, CommitFilesOptions{Branch: "main", Changes: []FileChange{create("small", "twelve bytes"), create("docs/x", "x")}})
+	ctx := t.Context()
+	if b, err := g.ReadSmallBlob(ctx, repo, "main:small", 12); err != nil || string(b) != "twelve bytes" {
+		t.Fatalf("ReadSmallBlob(at the limit) = %q, %v", b, err)
+	}
+	if b, err := g.ReadSmallBlob(ctx, repo, "main:small", 11); !errors.Is(err, ErrBlobTooLarge) || b != nil {
+		t.Fatalf("ReadSmallBlob(over the limit) = %q, %v; want ErrBlobTooLarge", b, err)
+	}
+	if _, err := g.ReadSmallBlob(ctx, repo, "main:docs", 100); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ReadSmallBlob(tree) = %v, want ErrNotFound", err)
+	}
+}

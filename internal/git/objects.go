@@ -107,6 +107,27 @@ func (g *Git) ReadBlob(ctx context.Context, repoPath, rev string) (io.ReadCloser
 	return r, info.Size, nil
 }
 
+// ErrBlobTooLarge refuses a blob larger than ReadSmallBlob's limit.
+var ErrBlobTooLarge = errors.New("git: file too large")
+
+// ReadSmallBlob reads the blob rev names whole (a template, a
+// configuration, a license): ErrBlobTooLarge when it has more than max bytes.
+func (g *Git) ReadSmallBlob(ctx context.Context, repoPath, rev string, max int64) ([]byte, error) {
+	info, err := g.statBlob(ctx, repoPath, rev)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size > max {
+		return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrBlobTooLarge, info.Size, max)
+	}
+	r, err := g.repoCommand(repoPath, "cat-file", "blob").EndOfOptions().Values(info.SHA).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, max))
+}
+
 // GetCommit reads the commit rev resolves to (tags are peeled). ErrNotFound
 // when rev names no commit.
 func (g *Git) GetCommit(ctx context.Context, repoPath, rev string) (Commit, error) {

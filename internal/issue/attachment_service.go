@@ -40,6 +40,16 @@ type AttachmentLimits struct {
 	MaxSize int64
 }
 
+// LimitsMiB are the limits of a configuration that gives the largest file
+// in MiB (negative: no limit), as [attachment] and [repository.release] do.
+func LimitsMiB(allowedTypes []string, maxMiB int64) AttachmentLimits {
+	lim := AttachmentLimits{AllowedTypes: allowedTypes, MaxSize: -1}
+	if maxMiB >= 0 {
+		lim.MaxSize = maxMiB << 20
+	}
+	return lim
+}
+
 // MaxAttachmentNameLength bounds an attachment's name, in characters.
 const MaxAttachmentNameLength = 255
 

@@ -61,6 +61,8 @@ type ExternalTracker struct {
 type Editor struct {
 	Owner     bool
 	SiteAdmin bool
+	// Doer is who edits, told to the move hooks of a rename (nil: the system).
+	Doer *user.User
 }
 
 // MergeStyles are the merge styles a repository may default to, Gitea's.
@@ -211,7 +213,18 @@ func (s *Service) Edit(ctx context.Context, r *Repository, o EditOptions, by Edi
 			rp.Archived = rp.Updated
 		}
 	}
-	if err := s.Update(ctx, &rp); err != nil {
+	update := func(ctx context.Context) error { return s.Update(ctx, &rp) }
+	if rp.Name != stored.Name {
+		update = func(ctx context.Context) error {
+			return s.db.WithTx(ctx, func(ctx context.Context) error {
+				if err := s.Update(ctx, &rp); err != nil {
+					return err
+				}
+				return s.runMoveHooks(ctx, by.Doer, &rp, stored.OwnerName, stored.Name)
+			})
+		}
+	}
+	if err := update(ctx); err != nil {
 		return nil, err
 	}
 	return s.GetByID(ctx, rp.ID)

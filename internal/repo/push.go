@@ -25,9 +25,13 @@ func (s *Service) AddPushRule(rule PushRule) { s.pushRules = append(s.pushRules,
 // PushListener is told about every applied push (events, webhooks, issue references).
 type PushListener func(ctx context.Context, r *Repository, req hooks.Request)
 
-// PushTxListener is told about ref updates inside the transaction that
-// records them (webhook deliveries are written there); an error fails it.
-type PushTxListener func(ctx context.Context, r *Repository, req hooks.Request) error
+// PushTxListener is told about ref updates in two steps: before the
+// transaction that records them it prepares what to write (reading git and
+// the database: commit summaries, payloads), and the function it returns
+// (nil: nothing) writes that inside the transaction (webhook deliveries,
+// activity), so the transaction holds no lock while git runs. An error of
+// either step fails the recording.
+type PushTxListener func(ctx context.Context, r *Repository, req hooks.Request) (func(ctx context.Context) error, error)
 
 // AddPushTxListener registers a listener; call it only while wiring.
 func (s *Service) AddPushTxListener(l PushTxListener) { s.pushTx = append(s.pushTx, l) }
@@ -152,6 +156,18 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 	if s.sizeLater == nil {
 		size = dirSize(path)
 	}
+	after := *r
+	after.IsEmpty, after.DefaultBranch, after.Size = empty, branch, size
+	var records []func(ctx context.Context) error
+	for _, l := range s.pushTx {
+		rec, err := l(ctx, &after, req)
+		if err != nil {
+			return err
+		}
+		if rec != nil {
+			records = append(records, rec)
+		}
+	}
 	err := s.db.WithTx(ctx, func(ctx context.Context) error {
 		if _, err := s.db.Exec(ctx, "UPDATE repository SET is_empty = ?, default_branch = ?, size = ?, updated_unix = ? WHERE id = ?",
 			empty, branch, size, time.Now().Unix(), r.ID); err != nil {
@@ -163,10 +179,8 @@ func (s *Service) AfterPush(ctx context.Context, r *Repository, req hooks.Reques
 				return err
 			}
 		}
-		after := *r
-		after.IsEmpty, after.DefaultBranch, after.Size = empty, branch, size
-		for _, l := range s.pushTx {
-			if err := l(ctx, &after, req); err != nil {
+		for _, rec := range records {
+			if err := rec(ctx); err != nil {
 				return err
 			}
 		}

@@ -42,6 +42,24 @@ type CreateHook func(ctx context.Context, doer *user.User, r *Repository) error
 // AddCreateHook registers a hook; call it only while wiring.
 func (s *Service) AddCreateHook(h CreateHook) { s.createHooks = append(s.createHooks, h) }
 
+// MoveHook runs inside the transaction that renames r or gives it to a new
+// owner, with r as it is afterwards and the owner and name it had before:
+// the event is recorded there. doer may be nil (done by the system).
+type MoveHook func(ctx context.Context, doer *user.User, r *Repository, oldOwner, oldName string) error
+
+// AddMoveHook registers a hook; call it only while wiring.
+func (s *Service) AddMoveHook(h MoveHook) { s.moveHooks = append(s.moveHooks, h) }
+
+// runMoveHooks runs the move hooks for r, moved from oldOwner/oldName.
+func (s *Service) runMoveHooks(ctx context.Context, doer *user.User, r *Repository, oldOwner, oldName string) error {
+	for _, h := range s.moveHooks {
+		if err := h(ctx, doer, r, oldOwner, oldName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // LabelInitializer applies an issue label template to a new repository.
 type LabelInitializer interface {
 	ApplyLabelTemplate(ctx context.Context, repoID int64, template string) error
@@ -63,6 +81,7 @@ type Service struct {
 	labels        LabelInitializer
 	deleteHooks   []DeleteHook
 	createHooks   []CreateHook
+	moveHooks     []MoveHook
 	sizeLater     SizeLater
 	pushTx        []PushTxListener
 	statusTx      []StatusTxListener

@@ -82,7 +82,7 @@ func (s *Service) StartTransfer(ctx context.Context, doer *user.User, r *Reposit
 		return false, err
 	}
 	if immediate {
-		return false, s.TransferOwnership(ctx, r, to, teamIDs)
+		return false, s.TransferOwnership(ctx, doer, r, to, teamIDs)
 	}
 	teams := ""
 	if len(teamIDs) > 0 {
@@ -100,9 +100,10 @@ func (s *Service) StartTransfer(ctx context.Context, doer *user.User, r *Reposit
 // TransferOwnership gives r to a new owner: owner and repository counts
 // move, the new owner stops being a collaborator, the teams of a previous
 // organization owner lose the repository and the given teams of a new
-// organization owner get it, and any pending transfer is settled. The bare
-// directory does not move (it is named by id).
-func (s *Service) TransferOwnership(ctx context.Context, r *Repository, to *user.User, teamIDs []int64) error {
+// organization owner get it, any pending transfer is settled, and the move
+// hooks are told (doer: who gave or accepted it). The bare directory does
+// not move (it is named by id).
+func (s *Service) TransferOwnership(ctx context.Context, doer *user.User, r *Repository, to *user.User, teamIDs []int64) error {
 	return s.db.WithTx(ctx, func(ctx context.Context) error {
 		cur, err := s.Store.GetByID(ctx, r.ID)
 		if err != nil {
@@ -136,6 +137,11 @@ func (s *Service) TransferOwnership(ctx context.Context, r *Repository, to *user
 			if _, err := s.db.Exec(ctx, q.sql, q.args...); err != nil {
 				return err
 			}
+		}
+		moved := *cur
+		moved.OwnerID, moved.OwnerName = to.ID, to.Name
+		if err := s.runMoveHooks(ctx, doer, &moved, cur.OwnerName, cur.Name); err != nil {
+			return err
 		}
 		if !to.IsOrganization() {
 			return nil

@@ -54,15 +54,14 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		data.Error = "This account may not sign in. Ask an administrator."
 		return h.render(w, r, http.StatusOK, "login", "Sign in", data)
 	}
-	if h.TwoFA != nil { // an account with two-factor sign-in needs its code first
-		on, err := h.TwoFA.Enabled(r.Context(), u.ID)
-		if err != nil {
-			return err
-		}
-		if on {
-			h.beginSecondStep(w, r, u, data.RedirectTo)
-			return nil
-		}
+	// An account with two-factor sign-in needs its code or key first.
+	totp, key, err := h.secondFactors(r, u.ID)
+	if err != nil {
+		return err
+	}
+	if totp || key {
+		h.beginSecondStep(w, r, u, data.RedirectTo, key)
+		return nil
 	}
 	if old := visitorOf(r).sess; old != nil {
 		if err := h.sessions.End(r.Context(), w, old); err != nil {

@@ -610,25 +610,10 @@ func (h *Handler) assigneeIDsByName(r *http.Request, c *issueCtx, names string) 
 	return ids, nil
 }
 
-// checkAssignable refuses a user without write access to the issue's unit;
-// one the visitor may not see is answered as missing.
+// checkAssignable refuses a user who may not work on the issue
+// (access.Checker.CheckAssignable).
 func (h *Handler) checkAssignable(r *http.Request, c *issueCtx, u *user.User) error {
-	ctx := r.Context()
-	perm, err := h.Access.RepoPermission(ctx, u, c.rc.Repo, c.rc.Owner)
-	if err != nil {
-		return err
-	}
-	if perm.CanWrite(c.unit) {
-		return nil
-	}
-	visible, err := h.Access.CanSeeOwner(ctx, doer(r), u)
-	if err != nil {
-		return err
-	}
-	if !visible {
-		return errs.InvalidField("assignees", "user %q does not exist", u.Name)
-	}
-	return errs.InvalidField("assignees", "user %q cannot be assigned: no write access to this repository", u.Name)
+	return h.Access.CheckAssignable(r.Context(), doer(r), u, c.rc.Repo, c.rc.Owner, c.unit)
 }
 
 // postStatus serves POST /{owner}/{repo}/issues/status: "action" open or

@@ -11,12 +11,7 @@ import (
 
 // issueAttachmentLimits are the [attachment] limits in bytes.
 func (h *Handler) issueAttachmentLimits() issue.AttachmentLimits {
-	c := h.Config.Attachment
-	lim := issue.AttachmentLimits{AllowedTypes: c.AllowedTypes, MaxSize: -1}
-	if c.MaxSize >= 0 {
-		lim.MaxSize = c.MaxSize << 20
-	}
-	return lim
+	return issue.LimitsMiB(h.Config.Attachment.AllowedTypes, h.Config.Attachment.MaxSize)
 }
 
 // issueFormFiles are the files chosen in the form field "files" (none when the

@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -27,90 +25,27 @@ type issueTemplates struct {
 	config issueform.Config
 }
 
-// loadIssueTemplates reads the templates of the default branch: one
-// ls-tree of the root, one per template directory present, one blob read
-// per template; invalid templates are left out (and logged).
+// loadIssueTemplates reads the templates and the configuration of the
+// default branch; invalid templates are left out (and logged), an invalid
+// configuration is the default one.
 func (h *Handler) loadIssueTemplates(ctx context.Context, rp *repo.Repository) (*issueTemplates, error) {
 	out := &issueTemplates{config: issueform.DefaultConfig()}
-	if rp.IsEmpty || rp.DefaultBranch == "" {
+	if rp.IsEmpty {
 		return out, nil
 	}
 	gitDir := h.Repos.Path(rp)
-	rev := git.BranchPrefix + rp.DefaultBranch
-	root, err := h.Git.ListTree(ctx, gitDir, rev, "", false)
-	if errors.Is(err, git.ErrNotFound) {
-		return out, nil
-	}
+	forms, err := issueform.Load(ctx, h.Git, gitDir, rp.DefaultBranch)
 	if err != nil {
 		return nil, err
 	}
-	dirs := map[string]bool{}
-	for _, e := range root {
-		if e.Type == "tree" {
-			dirs[e.Name] = true
-		}
+	for p, problem := range forms.Invalid {
+		slog.Debug("issue template skipped", "repo", rp.ID, "file", p, "problem", problem)
 	}
-	var configEntry *git.TreeEntry
-	for _, dir := range issueform.TemplateDirs {
-		top, _, _ := strings.Cut(dir, "/")
-		if !dirs[top] {
-			continue
-		}
-		entries, err := h.Git.ListTree(ctx, gitDir, rev, dir, false)
-		if errors.Is(err, git.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for i, e := range entries {
-			if e.Type != "blob" {
-				continue
-			}
-			if slices.Contains(issueform.ConfigFiles, e.Path) {
-				if configEntry == nil || slices.Index(issueform.ConfigFiles, e.Path) < slices.Index(issueform.ConfigFiles, configEntry.Path) {
-					configEntry = &entries[i]
-				}
-				continue
-			}
-			if !issueform.CouldBe(e.Name) {
-				continue
-			}
-			content, err := h.readTemplateBlob(ctx, gitDir, e)
-			if err != nil {
-				slog.Debug("issue template skipped", "repo", rp.ID, "file", e.Path, "problem", err)
-				continue
-			}
-			t, err := issueform.Parse(e.Path, content)
-			if err != nil {
-				slog.Debug("issue template skipped", "repo", rp.ID, "file", e.Path, "problem", err)
-				continue
-			}
-			out.list = append(out.list, t)
-		}
-	}
-	if configEntry != nil {
-		if content, err := h.readTemplateBlob(ctx, gitDir, *configEntry); err == nil {
-			if c, err := issueform.ParseConfig(content); err == nil {
-				out.config = c
-			}
-		}
+	out.list = forms.Templates
+	if c, err := forms.Config(ctx, h.Git, gitDir); err == nil {
+		out.config = c
 	}
 	return out, nil
-}
-
-// readTemplateBlob reads a template or configuration file whole, refusing one
-// larger than issueform.MaxFileSize.
-func (h *Handler) readTemplateBlob(ctx context.Context, gitDir string, e git.TreeEntry) ([]byte, error) {
-	if e.Size > issueform.MaxFileSize {
-		return nil, fmt.Errorf("file too large: %d bytes", e.Size)
-	}
-	rd, _, err := h.Git.ReadBlob(ctx, gitDir, e.SHA)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(io.LimitReader(rd, issueform.MaxFileSize))
 }
 
 // issueTemplateChoice is a template offered on the new issue page.

@@ -106,6 +106,17 @@ func (h *Handler) milestoneOf(r *http.Request, rc *repoCtx) (*issue.Milestone, e
 	return h.Issues.GetMilestone(r.Context(), rc.Repo.ID, id)
 }
 
+// writableMilestone loads milestone {id} for a change by someone who may
+// write the repository's issues.
+func (h *Handler) writableMilestone(r *http.Request) (*repoCtx, *issue.Milestone, error) {
+	rc, err := h.labelsWriter(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := h.milestoneOf(r, rc)
+	return rc, m, err
+}
+
 // renderMilestoneForm shows the new or edit form.
 func (h *Handler) renderMilestoneForm(w http.ResponseWriter, r *http.Request, rc *repoCtx, status int, f *milestoneForm) error {
 	title := "New milestone"
@@ -126,11 +137,7 @@ func (h *Handler) newMilestoneForm(w http.ResponseWriter, r *http.Request) error
 
 // editMilestoneForm shows the edit form of milestone {id}.
 func (h *Handler) editMilestoneForm(w http.ResponseWriter, r *http.Request) error {
-	rc, err := h.labelsWriter(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.milestoneOf(r, rc)
+	rc, m, err := h.writableMilestone(r)
 	if err != nil {
 		return err
 	}
@@ -189,11 +196,7 @@ func (h *Handler) createMilestone(w http.ResponseWriter, r *http.Request) error 
 // editMilestone saves the edit form of milestone {id}; an empty due date
 // removes it.
 func (h *Handler) editMilestone(w http.ResponseWriter, r *http.Request) error {
-	rc, err := h.labelsWriter(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.milestoneOf(r, rc)
+	rc, m, err := h.writableMilestone(r)
 	if err != nil {
 		return err
 	}
@@ -214,11 +217,7 @@ func (h *Handler) editMilestone(w http.ResponseWriter, r *http.Request) error {
 // setMilestoneState closes (close) or reopens milestone {id}.
 func (h *Handler) setMilestoneState(closed bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rc, err := h.labelsWriter(r)
-		if err != nil {
-			return err
-		}
-		m, err := h.milestoneOf(r, rc)
+		rc, m, err := h.writableMilestone(r)
 		if err != nil {
 			return err
 		}
@@ -237,11 +236,7 @@ func (h *Handler) setMilestoneState(closed bool) handlerFunc {
 
 // deleteMilestone deletes milestone {id}; its issues keep going without one.
 func (h *Handler) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
-	rc, err := h.labelsWriter(r)
-	if err != nil {
-		return err
-	}
-	m, err := h.milestoneOf(r, rc)
+	rc, m, err := h.writableMilestone(r)
 	if err != nil {
 		return err
 	}

@@ -108,10 +108,7 @@ func (h *Handler) renderNewRepo(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		return err
 	}
-	set, err := h.templateSet()
-	if err != nil {
-		return err
-	}
+	set := h.Templates
 	data := newRepoPage{Owners: owners, Form: form, Error: msg, ForcePrivate: h.Config.Repository.ForcePrivate,
 		DefaultBranch: h.Config.Repository.DefaultBranch, Readmes: set.Readmes(), Gitignores: set.Gitignores(),
 		Licenses: set.Licenses(), LabelSets: set.LabelTemplates()}

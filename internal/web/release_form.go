@@ -3,14 +3,13 @@ package web
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
-	"github.com/cairn-forge/cairn/internal/hooks"
+	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 )
@@ -48,12 +47,7 @@ type releaseFormPage struct {
 
 // releaseLimits are the [repository.release] limits in bytes.
 func (h *Handler) releaseLimits() release.AssetLimits {
-	c := h.Config.RepositoryRelease
-	lim := release.AssetLimits{AllowedTypes: c.AllowedTypes, MaxSize: -1}
-	if c.FileMaxSize >= 0 {
-		lim.MaxSize = c.FileMaxSize << 20
-	}
-	return lim
+	return issue.LimitsMiB(h.Config.RepositoryRelease.AllowedTypes, h.Config.RepositoryRelease.FileMaxSize)
 }
 
 // releaseBranches lists up to 100 branches to offer as targets.
@@ -129,8 +123,7 @@ func checkReleaseFields(f releaseFormPage) error {
 // reference change, as the API does. Creating needs write access to the code.
 func (h *Handler) ensureReleaseTag(r *http.Request, rc *repoCtx, name, target string) (string, error) {
 	ctx := r.Context()
-	path := h.Repos.Path(rc.Repo)
-	if t, err := h.Git.GetTag(ctx, path, name); err == nil {
+	if t, err := h.Git.GetTag(ctx, h.Repos.Path(rc.Repo), name); err == nil {
 		return t.CommitSHA, nil
 	} else if !errors.Is(err, git.ErrNotFound) {
 		return "", err
@@ -144,45 +137,17 @@ func (h *Handler) ensureReleaseTag(r *http.Request, rc *repoCtx, name, target st
 	if rc.Repo.IsMirror {
 		return "", errs.Forbidden("The repository is a mirror.")
 	}
-	if target == "" {
-		target = rc.Repo.DefaultBranch
-	}
-	missing := errs.InvalidField("tag_target", "The target %q is no branch or commit of this repository.", target)
-	if !git.ValidRefName(target) || !git.ValidRevision(target) {
-		return "", missing
-	}
-	commit, err := h.Git.ResolveCommit(ctx, path, target)
-	if errors.Is(err, git.ErrNotFound) {
-		return "", missing
-	}
-	if err != nil {
-		return "", err
-	}
-	req := hooks.Request{RepoID: rc.Repo.ID, PusherID: doer(r).ID,
-		Updates: []hooks.RefUpdate{{OldSHA: strings.Repeat("0", len(commit)), NewSHA: commit, Ref: git.TagPrefix + name}}}
-	resp, err := h.Repos.PreReceive(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if !resp.Allowed {
-		return "", errs.Invalid("You may not create the protected tag %q: %s", name, strings.TrimSpace(resp.Message))
-	}
-	_, err = h.Git.CreateTag(ctx, path, git.CreateTagOptions{Name: name, Target: commit})
+	commit, err := h.Repos.CreateTag(ctx, rc.Repo, doer(r).ID, name, target)
 	switch {
-	case errors.Is(err, git.ErrAlreadyExists), errors.Is(err, git.ErrConflict):
-		return "", errs.Conflict("The tag %q was created meanwhile.", name)
-	case errors.Is(err, git.ErrNotFound):
-		return "", missing
-	case errors.Is(err, git.ErrInvalidArgument):
-		return "", errs.InvalidField("tag_name", "The tag %q cannot be created: %v", name, err)
-	case err != nil:
-		return "", err
+	case errors.Is(err, repo.ErrTargetNotFound):
+		if target == "" {
+			target = rc.Repo.DefaultBranch
+		}
+		return "", errs.InvalidField("tag_target", "The target %q is no branch or commit of this repository.", target)
+	case errs.Is(err, errs.KindForbidden):
+		return "", errs.Invalid("You may not create the protected tag %q: %v", name, err)
 	}
-	// The tag exists: recording it must not be undone by a visitor who left.
-	if err := h.Repos.AfterPush(context.WithoutCancel(ctx), rc.Repo, req); err != nil {
-		slog.Error("web: recording a release tag", "repo", rc.Repo.ID, "tag", name, "err", err)
-	}
-	return commit, nil
+	return commit, err
 }
 
 // uploadReleaseAssets stores the files of the form's "attachment" inputs

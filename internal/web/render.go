@@ -187,6 +187,8 @@ func (h *Handler) funcs() template.FuncMap {
 			return "/avatars/" + url.PathEscape(u.LowerName)
 		},
 		"pathEscape": url.PathEscape,
+		// asset is the content-hashed URL of a static file.
+		"asset": func(name string) string { return h.assets.url(name) },
 		// pathEscapeSegments escapes each segment of a slash-separated path.
 		"pathEscapeSegments": escapeSegments,
 		"since":              func(t time.Time) string { return since(h.Now(), t) },

@@ -196,7 +196,7 @@ func (h *Handler) updateMirror(w http.ResponseWriter, r *http.Request, rc *repoC
 // repoEditor is who edits rc: the owner renames; FORCE_PRIVATE spares site
 // administrators.
 func repoEditor(r *http.Request, rc *repoCtx) repo.Editor {
-	return repo.Editor{Owner: rc.Perm.IsOwner(), SiteAdmin: doer(r).IsAdmin}
+	return repo.Editor{Owner: rc.Perm.IsOwner(), SiteAdmin: doer(r).IsAdmin, Doer: doer(r)}
 }
 
 // updateRepoBasics saves name, description, website, visibility and the

@@ -43,6 +43,7 @@ func (h *Handler) routes() chi.Router {
 	h.adminRoutes(r)
 	h.orgRoutes(r)
 	h.twoFactorRoutes(r)
+	h.webauthnRoutes(r)
 	return r
 }
 

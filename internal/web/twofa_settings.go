@@ -10,12 +10,17 @@ import (
 	"github.com/pquerna/otp"
 
 	"github.com/cairn-forge/cairn/internal/errs"
+	"github.com/cairn-forge/cairn/internal/securitykey"
 )
 
 // securityPage is the data of /user/settings/security.
 type securityPage struct {
 	Tabs    []settingsTab
 	Enabled bool
+	// SecurityKeys shows the keys' section, KeysWork its form (ROOT_URL
+	// names a domain); Keys are the account's.
+	SecurityKeys, KeysWork bool
+	Keys                   []*securitykey.Key
 	// ScratchCode is a scratch code just made, shown this once.
 	ScratchCode string
 	Error       string
@@ -27,6 +32,12 @@ func (h *Handler) renderSecurity(w http.ResponseWriter, r *http.Request, status 
 		return err
 	}
 	data.Enabled = on
+	if h.SecurityKeys != nil {
+		data.SecurityKeys, data.KeysWork = true, h.SecurityKeys.Unavailable() == nil
+		if data.Keys, err = h.SecurityKeys.List(r.Context(), doer(r).ID); err != nil {
+			return err
+		}
+	}
 	data.Tabs = settingsTabs("/user/settings/security")
 	return h.render(w, r, status, "user_settings_security", "Security", data)
 }

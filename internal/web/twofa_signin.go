@@ -86,12 +86,34 @@ func (h *Handler) twoFactorPendingOf(r *http.Request) *twoFactorPending {
 }
 
 // beginSecondStep is login's branch for an account with two-factor
-// sign-in: the pending cookie, then the code form.
-func (h *Handler) beginSecondStep(w http.ResponseWriter, r *http.Request, u *user.User, redirectTo string) {
+// sign-in: the pending cookie, then the security key's page when the
+// account has a key (it links to the code form when it also has TOTP, as
+// Gitea), else the code form.
+func (h *Handler) beginSecondStep(w http.ResponseWriter, r *http.Request, u *user.User, redirectTo string, securityKey bool) {
 	p := twoFactorPending{UID: u.ID, Expires: h.Now().Add(twoFactorPendingLife).Unix(), RedirectTo: safeRedirect(redirectTo)}
 	http.SetCookie(w, &http.Cookie{Name: twoFactorCookie, Value: h.encodeTwoFactorPending(p), Path: "/user/", HttpOnly: true,
 		Secure: h.sessions.secure, SameSite: http.SameSiteLaxMode, MaxAge: int(twoFactorPendingLife / time.Second)})
+	if securityKey {
+		http.Redirect(w, r, "/user/webauthn", http.StatusSeeOther)
+		return
+	}
 	http.Redirect(w, r, "/user/two_factor", http.StatusSeeOther)
+}
+
+// secondFactors reports which second factors the account with id uid has:
+// a TOTP code, a security key.
+func (h *Handler) secondFactors(r *http.Request, uid int64) (totp, securityKey bool, err error) {
+	if h.TwoFA != nil {
+		if totp, err = h.TwoFA.Enabled(r.Context(), uid); err != nil {
+			return false, false, err
+		}
+	}
+	if h.SecurityKeys != nil {
+		if securityKey, err = h.SecurityKeys.Enabled(r.Context(), uid); err != nil {
+			return false, false, err
+		}
+	}
+	return totp, securityKey, nil
 }
 
 func (h *Handler) clearTwoFactorPending(w http.ResponseWriter) {
@@ -100,7 +122,11 @@ func (h *Handler) clearTwoFactorPending(w http.ResponseWriter) {
 }
 
 // twoFactorStepPage is the data of the code forms.
-type twoFactorStepPage struct{ Error string }
+type twoFactorStepPage struct {
+	Error string
+	// SecurityKey links to the security key's page (the account has one).
+	SecurityKey bool
+}
 
 // pendingOrRestart returns the pending state, or sends the visitor back to
 // the sign-in form (nil) when it is missing or expired.
@@ -116,10 +142,15 @@ func (h *Handler) pendingOrRestart(w http.ResponseWriter, r *http.Request) *twoF
 
 // twoFactorForm serves GET /user/two_factor.
 func (h *Handler) twoFactorForm(w http.ResponseWriter, r *http.Request) error {
-	if h.pendingOrRestart(w, r) == nil {
+	p := h.pendingOrRestart(w, r)
+	if p == nil {
 		return nil
 	}
-	return h.render(w, r, http.StatusOK, "twofa_signin", "Two-factor authentication", twoFactorStepPage{})
+	_, key, err := h.secondFactors(r, p.UID)
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "twofa_signin", "Two-factor authentication", twoFactorStepPage{SecurityKey: key})
 }
 
 // twoFactorScratchForm serves GET /user/two_factor_scratch.
@@ -167,23 +198,32 @@ func (h *Handler) secondStep(w http.ResponseWriter, r *http.Request, tmpl, title
 	case err != nil:
 		return err
 	}
+	to, err := h.completeSecondStep(w, r, u, p)
+	if err != nil {
+		return err
+	}
+	if tmpl == "twofa_scratch" && !u.MustChangePassword {
+		h.flash(w, "info", "You signed in with your scratch code, so it no longer works: generate a new one here (or turn two-factor authentication off).")
+		to = "/user/settings/security"
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
+}
+
+// completeSecondStep starts u's session once the second factor held and
+// returns where the visitor goes next.
+func (h *Handler) completeSecondStep(w http.ResponseWriter, r *http.Request, u *user.User, p *twoFactorPending) (string, error) {
 	h.clearTwoFactorPending(w)
 	if old := visitorOf(r).sess; old != nil {
 		if err := h.sessions.End(r.Context(), w, old); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if _, err := h.sessions.Create(r.Context(), w, u); err != nil {
-		return err
+		return "", err
 	}
-	switch {
-	case u.MustChangePassword:
-		http.Redirect(w, r, "/user/change_password", http.StatusSeeOther)
-	case tmpl == "twofa_scratch":
-		h.flash(w, "info", "You signed in with your scratch code, so it no longer works: generate a new one here (or turn two-factor authentication off).")
-		http.Redirect(w, r, "/user/settings/security", http.StatusSeeOther)
-	default:
-		http.Redirect(w, r, p.RedirectTo, http.StatusSeeOther)
+	if u.MustChangePassword {
+		return "/user/change_password", nil
 	}
-	return nil
+	return p.RedirectTo, nil
 }

@@ -28,7 +28,7 @@ func (h *Handler) renderKeysSettings(w http.ResponseWriter, r *http.Request, sta
 	if data.SSHKeys, _, err = h.Users.ListKeys(ctx, uid, "", 1000, 0); err != nil {
 		return err
 	}
-	if data.GPGKeys, _, err = h.gpgKeyService().ListKeys(ctx, uid, 1000, 0); err != nil {
+	if data.GPGKeys, _, err = h.GPGKeys.ListKeys(ctx, uid, 1000, 0); err != nil {
 		return err
 	}
 	data.Tabs = settingsTabs("/user/settings/keys")
@@ -73,7 +73,7 @@ func (h *Handler) addKey(w http.ResponseWriter, r *http.Request) error {
 			data.GPGError = "Paste the armored public key."
 			return h.renderKeysSettings(w, r, http.StatusUnprocessableEntity, data)
 		}
-		k, err := h.gpgKeyService().AddKey(ctx, u, data.Content, "")
+		k, err := h.GPGKeys.AddKey(ctx, u, data.Content, "")
 		if err != nil {
 			if !userError(err) {
 				return err
@@ -104,7 +104,7 @@ func (h *Handler) deleteKey(w http.ResponseWriter, r *http.Request) error {
 	case "ssh":
 		err = h.Users.DeleteKey(r.Context(), uid, id)
 	case "gpg":
-		err = h.gpgKeyService().DeleteKey(r.Context(), uid, id)
+		err = h.GPGKeys.DeleteKey(r.Context(), uid, id)
 	default:
 		return errs.Invalid("unknown key type %q", r.PostFormValue("type"))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -177,27 +176,9 @@ func (h *Handler) avatarRefused(w http.ResponseWriter, r *http.Request, msg stri
 }
 
 // replaceAvatar stores png (nil: the default) as u's avatar, records it and
-// removes the previous file, in the same steps as the API.
+// removes the previous file.
 func (h *Handler) replaceAvatar(ctx context.Context, u *user.User, png []byte) error {
-	files := h.avatarFiles()
-	owner := "user:" + strconv.FormatInt(u.ID, 10)
-	name := ""
-	if png != nil {
-		var err error
-		if name, err = files.Save(owner, png); err != nil {
-			return err
-		}
-	}
-	if err := h.Users.Store.SetAvatar(ctx, u.ID, name); err != nil {
-		if name != "" && name != u.Avatar {
-			_ = files.Remove(name)
-		}
-		return err
-	}
-	if u.Avatar != "" && u.Avatar != name {
-		if err := files.Remove(u.Avatar); err != nil {
-			slog.Warn("avatar: could not remove the previous file", "owner", owner, "err", err)
-		}
-	}
-	return nil
+	return h.Avatars.Replace("user:"+strconv.FormatInt(u.ID, 10), u.Avatar, png, func(name string) error {
+		return h.Users.Store.SetAvatar(ctx, u.ID, name)
+	})
 }

@@ -36,7 +36,7 @@ const tokenListLimit = 200
 
 func (h *Handler) renderApplications(w http.ResponseWriter, r *http.Request, status int, data applicationsPage) error {
 	var err error
-	if data.Tokens, _, err = h.tokenService().List(r.Context(), doer(r).ID, tokenListLimit, 0); err != nil {
+	if data.Tokens, _, err = h.Tokens.List(r.Context(), doer(r).ID, tokenListLimit, 0); err != nil {
 		return err
 	}
 	if err = h.loadOAuth2Section(r, &data.OAuth2); err != nil {
@@ -79,7 +79,7 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request) error {
 	if data.PublicOnly {
 		scopes = append(scopes, "public-only")
 	}
-	tok, plain, err := h.tokenService().Create(r.Context(), doer(r).ID, data.Name, scopes)
+	tok, plain, err := h.Tokens.Create(r.Context(), doer(r).ID, data.Name, scopes)
 	if err != nil {
 		if !userError(err) {
 			return err
@@ -100,7 +100,7 @@ func (h *Handler) deleteToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || id <= 0 {
 		return errs.NotFound("no such token")
 	}
-	if err := h.tokenService().Delete(r.Context(), doer(r).ID, strconv.FormatInt(id, 10)); err != nil {
+	if err := h.Tokens.Delete(r.Context(), doer(r).ID, strconv.FormatInt(id, 10)); err != nil {
 		return err
 	}
 	h.flash(w, "success", "The token has been deleted: applications using it lose access.")

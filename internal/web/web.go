@@ -31,6 +31,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
+	"github.com/cairn-forge/cairn/internal/securitykey"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/templates"
 	"github.com/cairn-forge/cairn/internal/twofa"
@@ -67,6 +68,9 @@ type Deps struct {
 	Queue    *queue.Queue
 	// TwoFA is two-factor sign-in (nil: off).
 	TwoFA *twofa.Service
+	// SecurityKeys are WebAuthn security keys, a second factor beside
+	// TwoFA's codes (nil: off, as when ROOT_URL names no domain).
+	SecurityKeys *securitykey.Service
 	// OAuth2 keeps the accounts' OAuth2 applications (nil: no pages).
 	OAuth2 *oauth2.Service
 	// OAuth2Provider is the OAuth2 authorization server (nil: its

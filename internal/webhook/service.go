@@ -74,7 +74,8 @@ type Event struct {
 	// branch); "" lets every filter through.
 	Branch string
 	// Payload builds the Gitea payload; it runs only when a hook wants the
-	// event, inside the change's transaction.
+	// event (inside the change's transaction with Fire, before it with
+	// Prepare).
 	Payload func(ctx context.Context) (any, error)
 }
 
@@ -82,34 +83,53 @@ type Event struct {
 // the transaction of the change: the deliveries exist exactly when the
 // change commits, and the queue delivers them after.
 func (s *Service) Fire(ctx context.Context, e Event) error {
-	if s.opts.Disabled {
-		return nil
-	}
-	hooks, err := s.query(ctx, "SELECT "+hookColumns+` FROM webhook WHERE is_active = ?
-		AND (repo_id = ? OR (repo_id = 0 AND (owner_id = ? OR (owner_id = 0 AND is_system = ?))))`,
-		true, e.RepoID, e.OwnerID, true)
+	record, err := s.Prepare(ctx, e)
 	if err != nil {
 		return err
 	}
-	var body []byte
-	for _, h := range hooks {
-		if !h.wants(e.Type, e.Branch) {
-			continue
+	return record(ctx)
+}
+
+// Prepare finds the hooks that want e and builds its payload, and returns
+// the function that records their deliveries: a change whose payload needs
+// slow work (reading git) prepares before its transaction and records
+// inside it, so the transaction holds no lock while git runs.
+func (s *Service) Prepare(ctx context.Context, e Event) (func(ctx context.Context) error, error) {
+	none := func(context.Context) error { return nil }
+	if s.opts.Disabled {
+		return none, nil
+	}
+	all, err := s.query(ctx, "SELECT "+hookColumns+` FROM webhook WHERE is_active = ?
+		AND (repo_id = ? OR (repo_id = 0 AND (owner_id = ? OR (owner_id = 0 AND is_system = ?))))`,
+		true, e.RepoID, e.OwnerID, true)
+	if err != nil {
+		return nil, err
+	}
+	var wanting []*Hook
+	for _, h := range all {
+		if h.wants(e.Type, e.Branch) {
+			wanting = append(wanting, h)
 		}
-		if body == nil {
-			p, err := e.Payload(ctx)
-			if err != nil {
-				return fmt.Errorf("webhook payload of %s: %w", e.Type, err)
-			}
-			if body, err = json.Marshal(p); err != nil {
+	}
+	if len(wanting) == 0 {
+		return none, nil
+	}
+	p, err := e.Payload(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("webhook payload of %s: %w", e.Type, err)
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		for _, h := range wanting {
+			if _, err := s.Enqueue(ctx, h, e.Type, body); err != nil {
 				return err
 			}
 		}
-		if _, err := s.Enqueue(ctx, h, e.Type, body); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	}, nil
 }
 
 // Enqueue records one delivery of body to h (in ctx's transaction if any)

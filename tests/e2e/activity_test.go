@@ -535,3 +535,27 @@ func TestActivityVisibility(t *testing.T) {
 		t.Fatalf("alice's feed after deleting secret: total %d, want 7", total)
 	}
 }
+
+// TestActivityRenameAndTransfer: renaming a repository and giving it to a
+// new owner are recorded (rename_repo with the old name, transfer_repo with
+// the old owner/name), by whoever did it, in the repository's feed.
+func TestActivityRenameAndTransfer(t *testing.T) {
+	s := StartServer(t)
+	alice := s.CreateUser("alice")
+	bob := s.CreateUser("bob")
+	mustStatus(t, s.API("POST", "user/repos", alice.Token, map[string]any{"name": "first"}), http.StatusCreated, "create")
+	mustStatus(t, s.API("PATCH", "repos/alice/first", alice.Token, map[string]any{"name": "second"}), http.StatusOK, "rename")
+	// A refused rename records nothing.
+	mustStatus(t, s.API("POST", "user/repos", alice.Token, map[string]any{"name": "taken"}), http.StatusCreated, "create taken")
+	if r := s.API("PATCH", "repos/alice/second", alice.Token, map[string]any{"name": "taken"}); r.Status < 400 {
+		t.Fatalf("rename to a taken name: %d", r.Status)
+	}
+	mustStatus(t, s.API("POST", "repos/alice/second/transfer", alice.Token, map[string]any{"new_owner": "bob"}), http.StatusCreated, "transfer")
+	mustStatus(t, s.API("POST", "repos/alice/second/transfer/accept", bob.Token, nil), http.StatusAccepted, "bob accepts")
+
+	list, total := actFeed(t, s, "repos/bob/second/activities/feeds", bob.Token)
+	actWantOps(t, "feed of bob/second", list, []string{"transfer_repo bob bob/second", "rename_repo alice bob/second", "create_repo alice bob/second"})
+	if total != 3 || list[0].Content != "alice/second" || list[1].Content != "first" {
+		t.Fatalf("contents: total %d, %q, %q", total, list[0].Content, list[1].Content)
+	}
+}

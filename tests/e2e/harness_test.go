@@ -90,14 +90,19 @@ type Server struct {
 type ServerOption func(*serverSetup)
 
 type serverSetup struct {
-	env []string
-	ssh bool
+	env      []string
+	ssh      bool
+	rootHost string
 }
 
 // WithEnv adds environment variables (e.g. CAIRN_REPOSITORY_FORCE_PRIVATE=true).
 func WithEnv(kv ...string) ServerOption {
 	return func(s *serverSetup) { s.env = append(s.env, kv...) }
 }
+
+// WithRootHost makes the root URL (and s.URL) name host instead of the
+// loopback address, e.g. "localhost": WebAuthn needs a domain name.
+func WithRootHost(host string) ServerOption { return func(s *serverSetup) { s.rootHost = host } }
 
 // WithSSH starts the built-in SSH server on a free port.
 func WithSSH() ServerOption { return func(s *serverSetup) { s.ssh = true } }
@@ -156,6 +161,10 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 		s.SSHAddr = freePort(t)
 	}
 	s.URL = "http://" + s.HTTPAddr + "/"
+	if setup.rootHost != "" {
+		_, port, _ := net.SplitHostPort(s.HTTPAddr)
+		s.URL = "http://" + net.JoinHostPort(setup.rootHost, port) + "/"
+	}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + s.DataDir,

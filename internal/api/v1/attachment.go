@@ -51,12 +51,7 @@ func (a *API) attachmentsEnabled(next http.Handler) http.Handler {
 
 // attachmentLimits are the [attachment] limits in bytes.
 func (a *API) attachmentLimits() issue.AttachmentLimits {
-	c := a.Config.Attachment
-	lim := issue.AttachmentLimits{AllowedTypes: c.AllowedTypes, MaxSize: -1}
-	if c.MaxSize >= 0 {
-		lim.MaxSize = c.MaxSize << 20
-	}
-	return lim
+	return issue.LimitsMiB(a.Config.Attachment.AllowedTypes, a.Config.Attachment.MaxSize)
 }
 
 // attachmentTarget is what an attachment hangs off: an issue or one of its comments.

@@ -1,10 +1,8 @@
 package v1
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -44,30 +42,6 @@ func (a *API) uploadedAvatar(r *http.Request) ([]byte, error) {
 	return png, err
 }
 
-// replaceAvatar stores png (nil: back to the default) as the avatar of owner
-// (e.g. "user:3"), records it with set and removes the previous file.
-func (a *API) replaceAvatar(ctx context.Context, owner, previous string, png []byte, set func(name string) error) error {
-	name := ""
-	if png != nil {
-		var err error
-		if name, err = a.Avatars.Save(owner, png); err != nil {
-			return err
-		}
-	}
-	if err := set(name); err != nil {
-		if name != "" && name != previous {
-			_ = a.Avatars.Remove(name)
-		}
-		return err
-	}
-	if previous != "" && previous != name {
-		if err := a.Avatars.Remove(previous); err != nil {
-			slog.Warn("avatar: could not remove the previous file", "owner", owner, "err", err)
-		}
-	}
-	return nil
-}
-
 // changeAvatar answers an avatar upload (upload) or removal for owner (e.g.
 // "user:3"), whose current avatar file is previous; set records the new one.
 func (a *API) changeAvatar(w http.ResponseWriter, r *http.Request, upload bool, owner, previous string, set func(name string) error) {
@@ -79,7 +53,7 @@ func (a *API) changeAvatar(w http.ResponseWriter, r *http.Request, upload bool, 
 			return
 		}
 	}
-	if err := a.replaceAvatar(r.Context(), owner, previous, png, set); err != nil {
+	if err := a.Avatars.Replace(owner, previous, png, set); err != nil {
 		a.fail(w, r, err)
 		return
 	}

@@ -502,7 +502,7 @@ func (a *API) listRepoLicenses(w http.ResponseWriter, r *http.Request) {
 		if e.Type != git.TypeBlob || e.Size > maxLicenseFile || !templates.IsLicenseFile(e.Name) {
 			continue
 		}
-		text, err := a.readSmallBlob(ctx, gitDir, e, maxLicenseFile)
+		text, err := a.Repos.Git.ReadSmallBlob(ctx, gitDir, e.SHA, maxLicenseFile)
 		if err != nil {
 			a.fail(w, r, err)
 			return
@@ -554,8 +554,8 @@ func (a *API) getEditorConfig(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	text, err := a.readSmallBlob(ctx, gitDir, entry, maxEditorConfig)
-	if errors.Is(err, errBlobTooLarge) {
+	text, err := a.Repos.Git.ReadSmallBlob(ctx, gitDir, entry.SHA, maxEditorConfig)
+	if errors.Is(err, git.ErrBlobTooLarge) {
 		err = errs.Invalid(".editorconfig is larger than %d bytes", maxEditorConfig)
 	}
 	if err != nil {

@@ -1,7 +1,6 @@
 package v1
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -126,34 +125,15 @@ func zeroSHA(sha string) string { return strings.Repeat("0", len(sha)) }
 // errEmptyRepo is Gitea's answer for routes that need a commit.
 func errEmptyRepo() error { return errs.NotFound("Git Repository is empty.") }
 
-// changeRefs applies a reference change Cairn makes itself for r's caller:
-// the repository's push rules are asked first with the updates in check
-// (like a push; a refusal is 403 with their message), then apply runs, then
-// updates are recorded (emptiness, default branch) and announced to push
-// listeners.
+// changeRefs applies a reference change Cairn makes itself for r's caller
+// through repo.Service.ChangeRefs (push rules first, a refusal is 403 with
+// their message; then apply; then the recording and the push listeners).
 func (a *API) changeRefs(r *http.Request, rc *repoContext, check, updates []hooks.RefUpdate, apply func() error) error {
-	ctx := r.Context()
 	var pusher int64
 	if d := doer(r); d != nil {
 		pusher = d.ID
 	}
-	resp, err := a.Repos.PreReceive(ctx, hooks.Request{RepoID: rc.Repo.ID, PusherID: pusher, Updates: check})
-	if err != nil {
-		return err
-	}
-	if !resp.Allowed {
-		return errs.Forbidden("%s", strings.TrimSpace(resp.Message))
-	}
-	if err := apply(); err != nil {
-		return err
-	}
-	// The change happened: recording it must not be undone by a client
-	// that went away.
-	rec := context.WithoutCancel(ctx)
-	if err := a.Repos.AfterPush(rec, rc.Repo, hooks.Request{RepoID: rc.Repo.ID, PusherID: pusher, Updates: updates}); err != nil {
-		slog.Error("record reference change", "repo", rc.Repo.ID, "err", err)
-	}
-	return nil
+	return a.Repos.ChangeRefs(r.Context(), rc.Repo, pusher, check, updates, apply)
 }
 
 // abortStream ends a response whose body is already being written: the

@@ -311,8 +311,17 @@ func refKind(ref string) (kind, name string) {
 
 // pushHookEvents is the repo.PushTxListener of webhooks: for each branch
 // or tag update a create or delete event, and a push event for each one
-// that points somewhere, whoever made it (a push, the API, a merge).
-func (a *API) pushHookEvents(ctx context.Context, r *repo.Repository, req hooks.Request) error {
+// that points somewhere, whoever made it (a push, the API, a merge). The
+// payloads are built before the transaction, the deliveries written in it.
+func (a *API) pushHookEvents(ctx context.Context, r *repo.Repository, req hooks.Request) (func(ctx context.Context) error, error) {
+	var records []func(ctx context.Context) error
+	prepare := func(t webhook.EventType, branch string, payload func(ctx context.Context) (any, error)) error {
+		rec, err := a.Webhooks.Prepare(ctx, webhook.Event{Type: t, RepoID: r.ID, OwnerID: r.OwnerID, Branch: branch, Payload: payload})
+		if err == nil {
+			records = append(records, rec)
+		}
+		return err
+	}
 	for _, u := range req.Updates {
 		kind, name := refKind(u.Ref)
 		if kind == "" {
@@ -324,35 +333,42 @@ func (a *API) pushHookEvents(ctx context.Context, r *repo.Repository, req hooks.
 			branch = name
 		}
 		if created {
-			if err := a.fire(ctx, r, webhook.EventCreate, branch, func(ctx context.Context) (any, error) {
+			if err := prepare(webhook.EventCreate, branch, func(ctx context.Context) (any, error) {
 				repoOut, sender, err := a.hookRepoAndUser(ctx, r, req.PusherID)
 				if err != nil {
 					return nil, err
 				}
 				return &types.CreatePayload{Sha: u.NewSHA, Ref: name, RefType: kind, Repo: repoOut, Sender: sender}, nil
 			}); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if deleted {
-			if err := a.fire(ctx, r, webhook.EventDelete, branch, func(ctx context.Context) (any, error) {
+			if err := prepare(webhook.EventDelete, branch, func(ctx context.Context) (any, error) {
 				repoOut, sender, err := a.hookRepoAndUser(ctx, r, req.PusherID)
 				if err != nil {
 					return nil, err
 				}
 				return &types.DeletePayload{Ref: name, RefType: kind, PusherType: "user", Repo: repoOut, Sender: sender}, nil
 			}); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
-		if err := a.fire(ctx, r, webhook.EventPush, branch, func(ctx context.Context) (any, error) {
+		if err := prepare(webhook.EventPush, branch, func(ctx context.Context) (any, error) {
 			return a.pushPayload(ctx, r, req.PusherID, u)
 		}); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return func(ctx context.Context) error {
+		for _, rec := range records {
+			if err := rec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 func isZeroID(sha string) bool { return strings.Trim(sha, "0") == "" }

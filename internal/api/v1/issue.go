@@ -286,20 +286,8 @@ func (a *API) assigneeIDs(r *http.Request, rc *repoContext, unit string, single 
 		if err != nil {
 			return nil, err
 		}
-		perm, err := a.Access.RepoPermission(ctx, u, rc.Repo, rc.Owner)
-		if err != nil {
+		if err := a.Access.CheckAssignable(ctx, viewer(r), u, rc.Repo, rc.Owner, unit); err != nil {
 			return nil, err
-		}
-		if !perm.CanWrite(unit) {
-			// Writers are listed by /assignees; anyone else the caller may
-			// not see is answered as missing.
-			if _, err := a.visibleIndividual(r, n); err != nil {
-				if errs.IsNotFound(err) {
-					return nil, missing
-				}
-				return nil, err
-			}
-			return nil, errs.InvalidField("assignees", "user %q cannot be assigned: no write access to this repository", n)
 		}
 		ids = append(ids, u.ID)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/git"
-	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
@@ -224,33 +223,13 @@ func (a *API) ensureReleaseTag(r *http.Request, rc *repoContext, name, target st
 	if err := writableRefs(rc); err != nil {
 		return "", err
 	}
-	if target == "" {
-		target = rc.Repo.DefaultBranch
-	}
-	missing := errs.NotFound("target not found: %s", target)
-	if !validRevision(target) {
-		return "", missing
-	}
-	commit, err := a.Repos.Git.ResolveCommit(ctx, path, target)
-	if errors.Is(err, git.ErrNotFound) {
-		return "", missing
-	}
-	if err != nil {
-		return "", err
-	}
-	up := []hooks.RefUpdate{{OldSHA: zeroSHA(commit), NewSHA: commit, Ref: git.TagPrefix + name}}
-	err = a.changeRefs(r, rc, up, up, func() error {
-		_, err := a.Repos.Git.CreateTag(ctx, path, git.CreateTagOptions{Name: name, Target: commit})
-		switch {
-		case errors.Is(err, git.ErrAlreadyExists), errors.Is(err, git.ErrConflict):
-			return errs.Conflict("tag %q was created meanwhile", name)
-		case errors.Is(err, git.ErrNotFound):
-			return missing
-		case errors.Is(err, git.ErrInvalidArgument):
-			return errs.InvalidField("tag_name", "cannot create tag %q: %v", name, err)
+	commit, err := a.Repos.CreateTag(ctx, rc.Repo, doer(r).ID, name, target)
+	if errors.Is(err, repo.ErrTargetNotFound) {
+		if target == "" {
+			target = rc.Repo.DefaultBranch
 		}
-		return err
-	})
+		return "", errs.NotFound("target not found: %s", target)
+	}
 	return commit, tagRuleError(err, "create")
 }
 

@@ -26,12 +26,7 @@ func (a *API) releaseAssetRoutes(r chi.Router, write func(http.Handler) http.Han
 
 // releaseLimits are the [repository.release] limits in bytes.
 func (a *API) releaseLimits() release.AssetLimits {
-	c := a.Config.RepositoryRelease
-	lim := release.AssetLimits{AllowedTypes: c.AllowedTypes, MaxSize: -1}
-	if c.FileMaxSize >= 0 {
-		lim.MaxSize = c.FileMaxSize << 20
-	}
-	return lim
+	return issue.LimitsMiB(a.Config.RepositoryRelease.AllowedTypes, a.Config.RepositoryRelease.FileMaxSize)
 }
 
 // releaseAsset loads {attachment_id} of release {id}.

@@ -158,7 +158,7 @@ func (a *API) editRepo(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	fresh, err := a.Repos.Edit(r.Context(), rc.Repo, editOptions(&o), repo.Editor{Owner: rc.Perm.IsOwner(), SiteAdmin: isAdmin(r)})
+	fresh, err := a.Repos.Edit(r.Context(), rc.Repo, editOptions(&o), repo.Editor{Owner: rc.Perm.IsOwner(), SiteAdmin: isAdmin(r), Doer: doer(r)})
 	if err != nil {
 		a.fail(w, r, err)
 		return

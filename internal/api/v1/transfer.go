@@ -167,7 +167,7 @@ func (a *API) acceptTransfer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if err := a.Repos.TransferOwnership(ctx, rp, to, t.TeamIDs); err != nil {
+	if err := a.Repos.TransferOwnership(ctx, doer(r), rp, to, t.TeamIDs); err != nil {
 		a.fail(w, r, err)
 		return
 	}

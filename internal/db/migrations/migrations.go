@@ -29,5 +29,6 @@ func All() []db.Migration {
 		twoFactor0020(),
 		oauth2Grants0021(),
 		mail0024(),
+		webauthn0025(),
 	}
 }
