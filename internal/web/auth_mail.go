@@ -207,6 +207,17 @@ func (h *Handler) recoverAccount(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	// A security key is not asked here: such an account signs in anew,
+	// with its key.
+	_, key, err := h.secondFactors(r, u.ID)
+	if err != nil {
+		return err
+	}
+	if key {
+		h.flash(w, "success", "Your password has been changed: sign in with it and your security key.")
+		http.Redirect(w, r, "/user/login", http.StatusSeeOther)
+		return nil
+	}
 	if _, err := h.sessions.Create(r.Context(), w, u); err != nil {
 		return err
 	}

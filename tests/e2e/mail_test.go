@@ -201,3 +201,35 @@ func TestMailDurable(t *testing.T) {
 	got := m.WaitFor("patient@example.com", "Recover your account", 60*time.Second)
 	got.Link(t)
 }
+
+// TestMailResetSecurityKey: recovering an account with a security key sets
+// the password but signs nobody in: the next sign-in still asks for the key.
+func TestMailResetSecurityKey(t *testing.T) {
+	m := startMailServer(t, mailServerOptions{})
+	s := StartServer(t, WithRootHost("localhost"), WithEnv(m.Env("smtp+starttls", "CAIRN_MAILER_FORCE_TRUST_SERVER_CERT=true")...))
+	u := s.CreateUser("keyed")
+	key := newSoftKey(t, s.URL)
+	w := s.Web(t)
+	w.SignIn(u.Name, u.Password)
+	w.Get("user/settings/security")
+	o := w.Post("user/settings/security/webauthn/request_register", url.Values{"name": {"Soft key"}}).options(t)
+	w.postJSON("user/settings/security/webauthn/register", key.create(o, key.origin)).MustContain(t, http.StatusCreated, `"name":"Soft key"`)
+
+	r := s.Web(t)
+	r.Get("user/forgot_password")
+	r.Post("user/forgot_password", url.Values{"email": {"keyed@example.com"}})
+	link := m.WaitFor("keyed@example.com", "Recover your account", 30*time.Second).Link(t)
+	code, _ := url.QueryUnescape(link[strings.Index(link, "code=")+5:])
+	r.Get(webPath(t, link)).MustContain(t, http.StatusOK, "Choose a new password")
+	done := r.Post("user/recover_account", url.Values{"code": {code}, "password": {"keyed-new-pw-1"}, "retype": {"keyed-new-pw-1"}})
+	if done.Status != http.StatusSeeOther || done.Location != "/user/login" {
+		t.Fatalf("reset: %d %q", done.Status, done.Location)
+	}
+	if strings.Contains(r.Get("/").Body, "Sign out") {
+		t.Fatal("the reset signed an account with a security key in")
+	}
+	r.Get("user/login")
+	if p := r.Post("user/login", url.Values{"user_name": {"keyed"}, "password": {"keyed-new-pw-1"}}); p.Status != http.StatusSeeOther || p.Location != "/user/webauthn" {
+		t.Fatalf("sign-in with the new password: %d %q", p.Status, p.Location)
+	}
+}
