@@ -335,7 +335,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity, OAuth2: a.oauth2,
+		Activity: a.activity, OAuth2: a.oauth2, Mail: a.mail,
 	})
 }
 

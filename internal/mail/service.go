@@ -91,6 +91,16 @@ func (s *Service) SendResetPassword(ctx context.Context, u *user.User) error {
 	return s.enqueueAccount(ctx, user.CodeResetPassword, u)
 }
 
+// purposeRegisterNotify is the welcome mail of an account an
+// administrator created with send_notify.
+const purposeRegisterNotify = "register_notify"
+
+// SendRegisterNotify queues the welcome mail of an account an
+// administrator created, as SendActivation.
+func (s *Service) SendRegisterNotify(ctx context.Context, u *user.User) error {
+	return s.enqueueAccount(ctx, purposeRegisterNotify, u)
+}
+
 func (s *Service) enqueueAccount(ctx context.Context, purpose string, u *user.User) error {
 	b, err := json.Marshal(accountJob{Purpose: purpose, UserID: u.ID})
 	if err != nil {
@@ -129,12 +139,16 @@ func (s *Service) sendAccountMail(ctx context.Context, j *queue.Job) error {
 		view, subject, path, life = "activate", "Please activate your account", "user/activate?code=", s.o.ActivateLife
 	case user.CodeResetPassword:
 		view, subject, path, life = "reset_password", "Recover your account", "user/recover_account?code=", s.o.ResetLife
+	case purposeRegisterNotify: // Gitea's subject
+		view, subject, path = "register_notify", "Welcome to "+s.o.AppName, "user/login"
 	default:
 		return queue.Permanent(fmt.Errorf("unknown account mail %q", p.Purpose))
 	}
-	code := s.o.Codes.Make(p.Purpose, u, life)
-	data := map[string]any{"AppName": s.o.AppName, "User": u.Name, "Link": s.o.RootURL + path + url.QueryEscape(code),
-		"Life": humanDuration(life), "RootURL": s.o.RootURL}
+	link := s.o.RootURL + path
+	if life > 0 { // a link with a code
+		link += url.QueryEscape(s.o.Codes.Make(p.Purpose, u, life))
+	}
+	data := map[string]any{"AppName": s.o.AppName, "User": u.Name, "Link": link, "Life": humanDuration(life), "RootURL": s.o.RootURL}
 	m, err := s.views.render(view, data)
 	if err != nil {
 		return queue.Permanent(err)

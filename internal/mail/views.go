@@ -20,7 +20,7 @@ type views struct {
 	html map[string]*htmltemplate.Template
 }
 
-var viewNames = []string{"activate", "reset_password", "issue", "text"}
+var viewNames = []string{"activate", "reset_password", "register_notify", "issue", "text"}
 
 func loadViews() (*views, error) {
 	v := &views{text: map[string]*texttemplate.Template{}, html: map[string]*htmltemplate.Template{}}

@@ -70,9 +70,23 @@ func TestMailActivation(t *testing.T) {
 	other.Post("user/activate", url.Values{"code": {code}}).MustContain(t, http.StatusOK, "invalid or has expired")
 	other.SignIn("newbie", "newbie-pw-123")
 
-	// Accounts made by an administrator are active at once.
+	// Accounts made by an administrator are active at once; with
+	// send_notify they get Gitea's welcome mail.
 	admin := s.CreateUser("made")
 	s.Web(t).SignIn(admin.Name, admin.Password)
+	if r := s.API("POST", "admin/users", s.AdminTok, map[string]any{"username": "welcomed", "email": "welcomed@example.com",
+		"password": "welcomed-pw-1", "must_change_password": false, "send_notify": true}); r.Status != http.StatusCreated {
+		t.Fatalf("create with send_notify: %d %s", r.Status, r.Body)
+	}
+	welcome := m.WaitFor("welcomed@example.com", "Welcome to Cairn", 30*time.Second)
+	if !strings.Contains(welcome.Text, "Your user name is welcomed") || !strings.Contains(welcome.Text, s.URL+"user/login") {
+		t.Fatalf("welcome mail:\n%s", welcome.Text)
+	}
+	for _, got := range m.Received() {
+		if got.To[0] == "made@example.com" {
+			t.Fatal("an account created without send_notify got a mail")
+		}
+	}
 }
 
 // TestMailPasswordReset recovers an account by mail over implicit TLS
