@@ -31,6 +31,13 @@ func (a *app) wireMail() error {
 	}
 	a.timeCodes = user.NewTimeCodes(secret, a.users.Store, nil)
 	if !a.cfg.Mailer.Enabled {
+		// As Gitea: these need mail, and are off without it.
+		if a.cfg.Service.RegisterEmailConfirm {
+			slog.Warn("[service] REGISTER_EMAIL_CONFIRM has no effect while [mailer] ENABLED is false: sign-up activates accounts at once")
+		}
+		if a.cfg.Service.EnableNotifyMail {
+			slog.Warn("[service] ENABLE_NOTIFY_MAIL has no effect while [mailer] ENABLED is false")
+		}
 		return nil
 	}
 	sender, err := mail.NewSender(a.cfg.Mailer, a.cfg.DataDir, mailSMTPTimeout, slog.Default())
