@@ -57,4 +57,5 @@ func (h *Handler) adminRoutes(r chi.Router) {
 	r.Get(admin+"/repos", h.adminOnly(h.adminRepos))
 	r.Post(admin+"/repos/delete", h.adminOnly(h.adminDeleteRepo))
 	r.Get(admin+"/config", h.adminOnly(h.adminConfig))
+	r.Post(admin+"/config/test_mail", h.adminOnly(h.adminTestMail))
 }

@@ -138,9 +138,32 @@ func TestMailAdminSendmail(t *testing.T) {
 		}
 	}
 
+	// The site administration's test mail (Gitea's /-/admin/config/test_mail).
+	aw := s.Web(t)
+	aw.SignIn(adminName, adminPassword)
+	aw.Get("-/admin/config").MustContain(t, http.StatusOK, `action="/-/admin/config/test_mail"`)
+	if p := aw.Post("-/admin/config/test_mail", url.Values{"email": {"ops@example.com"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("test mail: %d %s", p.Status, p.Body)
+	}
+	m.WaitFor("ops@example.com", "Cairn test mail", 30*time.Second)
+	rw := s.Web(t)
+	rw.SignIn("reader", "reader-pw-123")
+	rw.Get("user/settings")
+	if p := rw.Post("-/admin/config/test_mail", url.Values{"email": {"x@example.com"}}); p.Status == http.StatusSeeOther {
+		t.Fatal("a non-administrator sent a test mail")
+	}
+
 	off := StartServer(t)
 	if out, err := off.Cairn("admin", "sendmail", "--title", "x", "--force"); err == nil || !strings.Contains(out, "mail is off") {
 		t.Fatalf("with mail off: %v\n%s", err, out)
+	}
+	ow := off.Web(t)
+	ow.SignIn(adminName, adminPassword)
+	if p := ow.Get("-/admin/config"); strings.Contains(p.Body, "test_mail") {
+		t.Fatal("the test mail form shows with mail off")
+	}
+	if p := ow.Post("-/admin/config/test_mail", url.Values{"email": {"x@example.com"}}); p.Status != http.StatusNotFound {
+		t.Fatalf("test mail with mail off: %d", p.Status)
 	}
 }
 
