@@ -145,7 +145,7 @@ func (s *Service) sendAccountMail(ctx context.Context, j *queue.Job) error {
 		return queue.Permanent(fmt.Errorf("unknown account mail %q", p.Purpose))
 	}
 	link := s.o.RootURL + path
-	if life > 0 { // a link with a code
+	if p.Purpose != purposeRegisterNotify { // a link with a code
 		link += url.QueryEscape(s.o.Codes.Make(p.Purpose, u, life))
 	}
 	data := map[string]any{"AppName": s.o.AppName, "User": u.Name, "Link": link, "Life": humanDuration(life), "RootURL": s.o.RootURL}

@@ -21,7 +21,8 @@ const (
 // TimeCodes makes and checks the codes of account activation and password
 // reset links. Nothing is stored: a code is the account id, an expiry and
 // an HMAC (keyed by the instance secret) over them, the purpose and the
-// account's e-mail address, password hash and activation state. So it
+// account's e-mail address, password hash and activation state (and, for
+// activation, its last update time). So it
 // cannot be guessed or forged, it ends at its expiry, and it is single use:
 // activating the account, or setting a new password, changes what it
 // signed and so voids every code made before.
@@ -43,8 +44,15 @@ func NewTimeCodes(secret []byte, users *Store, now func() time.Time) *TimeCodes 
 
 func (t *TimeCodes) sign(purpose string, u *User, expires int64) string {
 	m := hmac.New(sha256.New, t.key)
-	for _, part := range []string{purpose, strconv.FormatInt(u.ID, 10), strconv.FormatInt(expires, 10),
-		strings.ToLower(u.Email), u.PasswdHash, strconv.FormatBool(u.IsActive)} {
+	parts := []string{purpose, strconv.FormatInt(u.ID, 10), strconv.FormatInt(expires, 10),
+		strings.ToLower(u.Email), u.PasswdHash, strconv.FormatBool(u.IsActive)}
+	if purpose == CodeActivate {
+		// Activating (or an administrator's change) moves the update time,
+		// so a code used once stays void even if the account is made
+		// inactive again.
+		parts = append(parts, strconv.FormatInt(u.Updated.Unix(), 10))
+	}
+	for _, part := range parts {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}

@@ -213,8 +213,13 @@ func (h *Handler) recoverAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if key {
+	switch {
+	case key:
 		h.flash(w, "success", "Your password has been changed: sign in with it and your security key.")
+		http.Redirect(w, r, "/user/login", http.StatusSeeOther)
+		return nil
+	case !u.CanSignIn(): // not activated yet: the sign-in page leads there
+		h.flash(w, "success", "Your password has been changed: sign in with it.")
 		http.Redirect(w, r, "/user/login", http.StatusSeeOther)
 		return nil
 	}

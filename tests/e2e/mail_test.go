@@ -209,6 +209,9 @@ func TestMailDurable(t *testing.T) {
 	if n := len(m.Received()); n != 0 {
 		t.Fatalf("%d mails accepted by a refusing server", n)
 	}
+	// Between two attempts (back-off 1 s, 2 s, ...): a crash during an
+	// attempt would leave the job leased for the queue's lease (75 s).
+	time.Sleep(time.Second)
 	s.Kill()
 	s.Restart()
 	m.Refuse.Store(false)
