@@ -49,7 +49,9 @@ type issueJob struct {
 	CommentID int64  `json:"comment_id,omitempty"`
 	DoerID    int64  `json:"doer_id"`
 	At        int64  `json:"at"` // Unix milliseconds of the event (Message-ID)
-	To        int64  `json:"to,omitempty"`
+	// Assignee, for an assignment, is the only recipient.
+	Assignee int64 `json:"assignee,omitempty"`
+	To       int64 `json:"to,omitempty"`
 }
 
 // OnIssueEvent is an issue.TxListener: it queues the mail of an event in
@@ -66,6 +68,11 @@ func (n *Notifications) OnIssueEvent(ctx context.Context, e issue.Event) error {
 			return nil
 		}
 		j.CommentID = e.Comment.ID
+	case issue.EventAssigned:
+		if e.AssigneeID <= 0 || e.AssigneeID == e.Doer.ID {
+			return nil
+		}
+		j.Assignee = e.AssigneeID
 	default:
 		return nil
 	}
@@ -112,8 +119,10 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 			return nil // the merge's own mail tells it
 		}
 	}
-	ids, err := n.Issues.WatcherIDs(ctx, is)
-	if err != nil {
+	var ids []int64
+	if p.Assignee > 0 {
+		ids = []int64{p.Assignee}
+	} else if ids, err = n.Issues.WatcherIDs(ctx, is); err != nil {
 		return err
 	}
 	// Mentioned accounts get the mail too, watching or not (as in Gitea).
@@ -217,6 +226,9 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 		return err
 	}
 	mentioned := mentions(content, to.Name)
+	if p.Assignee > 0 {
+		mentioned = true // an assignment is addressed to its assignee, as a mention
+	}
 	switch {
 	case pref == user.EmailNotificationsDisabled,
 		pref == user.EmailNotificationsOnMention && !mentioned,
@@ -230,7 +242,7 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 	if !ok[to.ID] {
 		return nil // no longer allowed to read it
 	}
-	m, err := n.compose(ctx, p, r, is, c, doer, to, content, mentioned)
+	m, err := n.compose(ctx, p, r, is, c, doer, to, content)
 	if err != nil {
 		return queue.Permanent(err)
 	}
@@ -270,7 +282,7 @@ func mentions(text, name string) bool {
 // compose builds the mail of one recipient: Gitea's subjects, threading
 // and list headers.
 func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Repository, is *issue.Issue, c *issue.Comment,
-	doer, to *user.User, content string, mentioned bool) (*Message, error) {
+	doer, to *user.User, content string) (*Message, error) {
 	kind := "issues"
 	if is.IsPull {
 		kind = "pulls"
@@ -294,6 +306,9 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 	case string(issue.EventReopened):
 		action = "reopened"
 		messageID = fmt.Sprintf("<%s/%s/%d/reopen/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+	case string(issue.EventAssigned):
+		action = "assigned you to"
+		messageID = fmt.Sprintf("<%s/%s/%d/assign/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
 	case string(pull.EventMerged):
 		action = "merged"
 		messageID = fmt.Sprintf("<%s/%s/%d/merge/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
@@ -323,9 +338,9 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 		subject = "Re: " + subject
 		m.InReplyTo, m.References = thread, thread
 	}
-	reason := "subscribed"
-	if mentioned {
-		reason = "mention"
+	reason := "issue comments" // Gitea's X-Gitea-Reason values
+	if p.Assignee > 0 {
+		reason = "issue assigned"
 	}
 	m.To, m.ToName, m.Subject, m.MessageID = to.Email, to.Name, subject, messageID
 	m.Headers = map[string]string{

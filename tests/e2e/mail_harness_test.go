@@ -143,6 +143,23 @@ func (m *mailServer) WaitFor(addr, subject string, timeout time.Duration) *recei
 	}
 }
 
+// WaitForText waits for a message to addr whose text part contains text.
+func (m *mailServer) WaitForText(addr, text string, timeout time.Duration) *receivedMail {
+	m.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, r := range m.Received() {
+			if len(r.To) > 0 && strings.EqualFold(r.To[0], addr) && strings.Contains(r.Text, text) {
+				return r
+			}
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("no mail to %s saying %q within %s", addr, text, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func decodeHeader(v string) string {
 	out, err := new(mime.WordDecoder).DecodeHeader(v)
 	if err != nil {

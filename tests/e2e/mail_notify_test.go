@@ -23,7 +23,7 @@ func TestMailNotification(t *testing.T) {
 	if r := s.API("POST", "user/repos", s.AdminTok, map[string]any{"name": "proj", "auto_init": true}); r.Status != http.StatusCreated {
 		t.Fatalf("create repo: %d %s", r.Status, r.Body)
 	}
-	if r := s.API("PUT", "repos/root/proj/collaborators/collab", s.AdminTok, map[string]any{"permission": "read"}); r.Status != http.StatusNoContent {
+	if r := s.API("PUT", "repos/root/proj/collaborators/collab", s.AdminTok, map[string]any{"permission": "write"}); r.Status != http.StatusNoContent {
 		t.Fatalf("add collaborator: %d %s", r.Status, r.Body)
 	}
 	for _, u := range []*User{watcher, quiet, collab} {
@@ -48,7 +48,7 @@ func TestMailNotification(t *testing.T) {
 	issueURL := s.URL + "root/proj/issues/1"
 	for k, want := range map[string]string{
 		"Message-Id": thread, "List-Id": "root/proj <proj.root.127.0.0.1>", "List-Unsubscribe": "<" + issueURL + ">",
-		"X-Gitea-Reason": "subscribed", "X-Gitea-Sender": "root", "X-Gitea-Recipient": "watcher",
+		"X-Gitea-Reason": "issue comments", "X-Gitea-Sender": "root", "X-Gitea-Recipient": "watcher",
 		"X-Gitea-Repository-Path": "root/proj", "X-Gitea-Issue-Id": "1", "X-Gitea-Issue-Link": issueURL,
 	} {
 		if got := opened.Header.Get(k); got != want {
@@ -69,16 +69,23 @@ func TestMailNotification(t *testing.T) {
 	}
 	reply := m.WaitFor("watcher@example.com", "Re: [root/proj] Broken", 30*time.Second)
 	if reply.Header.Get("In-Reply-To") != thread || reply.Header.Get("References") != thread ||
-		!strings.HasPrefix(reply.Header.Get("Message-Id"), "<root/proj/issues/1/comment/") || reply.Header.Get("X-Gitea-Reason") != "mention" {
+		!strings.HasPrefix(reply.Header.Get("Message-Id"), "<root/proj/issues/1/comment/") || reply.Header.Get("X-Gitea-Reason") != "issue comments" {
 		t.Errorf("reply headers: %v", reply.Header)
 	}
-	if by := m.WaitFor("bystander@example.com", "Re: [root/proj] Broken", 30*time.Second); by.Header.Get("X-Gitea-Reason") != "mention" {
-		t.Errorf("the mentioned account's mail has reason %q", by.Header.Get("X-Gitea-Reason"))
-	}
+	m.WaitFor("bystander@example.com", "Re: [root/proj] Broken", 30*time.Second) // mentioned, not watching
 	if !strings.Contains(reply.Text, "Fixed, @watcher?") || !strings.Contains(reply.Text, issueURL+"#issuecomment-") {
 		t.Errorf("reply text:\n%s", reply.Text)
 	}
 	m.WaitFor("collab@example.com", "Re: [root/proj] Broken", 30*time.Second)
+
+	// Assigning mails the assignee alone.
+	if r := s.API("PATCH", "repos/root/proj/issues/1", s.AdminTok, map[string]any{"assignees": []string{"collab"}}); r.Status != http.StatusCreated {
+		t.Fatalf("assign: %d %s", r.Status, r.Body)
+	}
+	assigned := m.WaitForText("collab@example.com", "assigned you to", 30*time.Second)
+	if assigned.Header.Get("X-Gitea-Reason") != "issue assigned" || !strings.Contains(assigned.Header.Get("Message-Id"), "/assign/") {
+		t.Errorf("assignment mail headers: %v", assigned.Header)
+	}
 
 	// Private now: the watcher (no collaborator) loses read access, the
 	// collaborator keeps it.
@@ -113,6 +120,8 @@ func TestMailNotification(t *testing.T) {
 			t.Errorf("an account with mail off got one: %s", got.Header.Get("Subject"))
 		case got.To[0] == "watcher@example.com" && strings.Contains(got.Text, "secret follow-up"):
 			t.Error("a private comment was mailed to a watcher without access")
+		case got.To[0] != "collab@example.com" && strings.Contains(got.Text, "assigned you to"):
+			t.Errorf("the assignment was mailed to %s", got.To[0])
 		}
 	}
 }
