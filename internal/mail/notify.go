@@ -49,9 +49,11 @@ type issueJob struct {
 	CommentID int64  `json:"comment_id,omitempty"`
 	DoerID    int64  `json:"doer_id"`
 	At        int64  `json:"at"` // Unix milliseconds of the event (Message-ID)
-	// Assignee, for an assignment, is the only recipient.
-	Assignee int64 `json:"assignee,omitempty"`
-	To       int64 `json:"to,omitempty"`
+	// ReviewID is the submitted review of a reviewed event.
+	ReviewID int64 `json:"review_id,omitempty"`
+	// Only, for an assignment or a review request, is the only recipient.
+	Only int64 `json:"only,omitempty"`
+	To   int64 `json:"to,omitempty"`
 }
 
 // OnIssueEvent is an issue.TxListener: it queues the mail of an event in
@@ -72,20 +74,33 @@ func (n *Notifications) OnIssueEvent(ctx context.Context, e issue.Event) error {
 		if e.AssigneeID <= 0 || e.AssigneeID == e.Doer.ID {
 			return nil
 		}
-		j.Assignee = e.AssigneeID
+		j.Only = e.AssigneeID
 	default:
 		return nil
 	}
 	return n.enqueue(ctx, j)
 }
 
-// OnPullEvent is a pull.TxListener: a merge is mailed as such.
+// OnPullEvent is a pull.TxListener: a merge and a submitted review are
+// mailed to the watchers, a review request to the requested reviewer.
 func (n *Notifications) OnPullEvent(ctx context.Context, e pull.Event) error {
-	if e.Kind != pull.EventMerged || e.Doer == nil || e.Repo == nil || e.Pull == nil {
+	if e.Doer == nil || e.Repo == nil || e.Pull == nil {
 		return nil
 	}
-	return n.enqueue(ctx, issueJob{Event: string(pull.EventMerged), RepoID: e.Repo.ID, IssueID: e.Pull.IssueID,
-		DoerID: e.Doer.ID, At: time.Now().UnixMilli()})
+	j := issueJob{Event: string(e.Kind), RepoID: e.Repo.ID, IssueID: e.Pull.IssueID, DoerID: e.Doer.ID, At: time.Now().UnixMilli()}
+	switch e.Kind {
+	case pull.EventMerged:
+	case pull.EventReviewed:
+		j.ReviewID = e.ReviewID
+	case pull.EventReviewRequested:
+		if e.ReviewerID <= 0 || e.ReviewerID == e.Doer.ID {
+			return nil // team requests are not mailed
+		}
+		j.Only = e.ReviewerID
+	default:
+		return nil
+	}
+	return n.enqueue(ctx, j)
 }
 
 func (n *Notifications) enqueue(ctx context.Context, j issueJob) error {
@@ -120,8 +135,8 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 		}
 	}
 	var ids []int64
-	if p.Assignee > 0 {
-		ids = []int64{p.Assignee}
+	if p.Only > 0 {
+		ids = []int64{p.Only}
 	} else if ids, err = n.Issues.WatcherIDs(ctx, is); err != nil {
 		return err
 	}
@@ -218,7 +233,18 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 		}
 		content = c.Content
 	}
-	if p.Event != string(issue.EventOpened) && p.Event != string(issue.EventCommentCreated) {
+	var review *pull.Review
+	if p.ReviewID > 0 {
+		if review, err = n.Pulls.GetReview(ctx, p.ReviewID); errs.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	switch {
+	case review != nil:
+		content = review.Content
+	case p.Event != string(issue.EventOpened) && p.Event != string(issue.EventCommentCreated):
 		content = ""
 	}
 	pref, err := n.Users.EmailNotifications(ctx, to.ID)
@@ -226,8 +252,8 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 		return err
 	}
 	mentioned := mentions(content, to.Name)
-	if p.Assignee > 0 {
-		mentioned = true // an assignment is addressed to its assignee, as a mention
+	if p.Only > 0 {
+		mentioned = true // addressed to this account alone, as a mention
 	}
 	switch {
 	case pref == user.EmailNotificationsDisabled,
@@ -242,7 +268,7 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 	if !ok[to.ID] {
 		return nil // no longer allowed to read it
 	}
-	m, err := n.compose(ctx, p, r, is, c, doer, to, content)
+	m, err := n.compose(ctx, p, r, is, c, review, doer, to, content)
 	if err != nil {
 		return queue.Permanent(err)
 	}
@@ -282,7 +308,7 @@ func mentions(text, name string) bool {
 // compose builds the mail of one recipient: Gitea's subjects, threading
 // and list headers.
 func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Repository, is *issue.Issue, c *issue.Comment,
-	doer, to *user.User, content string) (*Message, error) {
+	review *pull.Review, doer, to *user.User, content string) (*Message, error) {
 	kind := "issues"
 	if is.IsPull {
 		kind = "pulls"
@@ -309,6 +335,20 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 	case string(issue.EventAssigned):
 		action = "assigned you to"
 		messageID = fmt.Sprintf("<%s/%s/%d/assign/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+	case string(pull.EventReviewRequested):
+		action = "requested your review on"
+		messageID = fmt.Sprintf("<%s/%s/%d/review_request/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+	case string(pull.EventReviewed):
+		switch review.Type {
+		case pull.ReviewApprove:
+			action = "approved"
+		case pull.ReviewReject:
+			action = "requested changes on"
+		default:
+			action = "reviewed"
+		}
+		messageID = fmt.Sprintf("<%s/%s/%d/review/%d@%s>", r.FullName(), kind, is.Index, review.ID, n.s.domain)
+		link = issueURL + "/files"
 	case string(pull.EventMerged):
 		action = "merged"
 		messageID = fmt.Sprintf("<%s/%s/%d/merge/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
@@ -339,8 +379,11 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 		m.InReplyTo, m.References = thread, thread
 	}
 	reason := "issue comments" // Gitea's X-Gitea-Reason values
-	if p.Assignee > 0 {
+	switch {
+	case p.Event == string(issue.EventAssigned):
 		reason = "issue assigned"
+	case p.Event == string(pull.EventReviewRequested):
+		reason = "review requested"
 	}
 	m.To, m.ToName, m.Subject, m.MessageID = to.Email, to.Name, subject, messageID
 	m.Headers = map[string]string{

@@ -244,6 +244,21 @@ func TestMailPullMerged(t *testing.T) {
 	if got := opened.Header.Get("Message-Id"); got != "<root/proj/pulls/1@127.0.0.1>" {
 		t.Errorf("Message-ID = %q", got)
 	}
+	// A review request reaches the reviewer; a review the other participants.
+	if r := s.API("POST", "repos/root/proj/pulls/1/requested_reviewers", s.AdminTok, map[string]any{"reviewers": []string{"watcher"}}); r.Status != http.StatusCreated {
+		t.Fatalf("request review: %d %s", r.Status, r.Body)
+	}
+	req := m.WaitForText("watcher@example.com", "requested your review on", 30*time.Second)
+	if req.Header.Get("X-Gitea-Reason") != "review requested" {
+		t.Errorf("review request headers: %v", req.Header)
+	}
+	if r := s.API("POST", "repos/root/proj/pulls/1/reviews", watcher.Token, map[string]any{"event": "COMMENT", "body": "Looks <i>fine</i>"}); r.Status != http.StatusOK {
+		t.Fatalf("review: %d %s", r.Status, r.Body)
+	}
+	rev := m.WaitForText("root@example.com", "watcher reviewed pull request root/proj#1", 30*time.Second)
+	if !strings.Contains(rev.Text, "Looks <i>fine</i>") || !strings.Contains(rev.Header.Get("Message-Id"), "/pulls/1/review/") {
+		t.Errorf("review mail: %v\n%s", rev.Header, rev.Text)
+	}
 	var merged bool
 	for deadline := time.Now().Add(30 * time.Second); !merged && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		merged = s.API("POST", "repos/root/proj/pulls/1/merge", s.AdminTok, map[string]any{"Do": "merge"}).Status == http.StatusOK
@@ -251,12 +266,12 @@ func TestMailPullMerged(t *testing.T) {
 	if !merged {
 		t.Fatal("the pull request could not be merged")
 	}
-	mail := m.WaitFor("watcher@example.com", "Re: [root/proj] Add new.txt (#1)", 30*time.Second)
+	mail := m.WaitForText("watcher@example.com", "root merged pull request root/proj#1", 30*time.Second)
 	if id := mail.Header.Get("Message-Id"); !strings.HasPrefix(id, "<root/proj/pulls/1/merge/") || mail.Header.Get("In-Reply-To") != "<root/proj/pulls/1@127.0.0.1>" {
 		t.Errorf("merge mail headers: %v", mail.Header)
 	}
-	if !strings.Contains(mail.Text, "root merged pull request root/proj#1") {
-		t.Errorf("merge mail text:\n%s", mail.Text)
+	if got := decodeHeader(mail.Header.Get("Subject")); got != "Re: [root/proj] Add new.txt (#1)" {
+		t.Errorf("merge mail subject %q", got)
 	}
 	time.Sleep(2 * time.Second)
 	for _, got := range m.Received() {
