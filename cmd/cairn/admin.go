@@ -29,6 +29,8 @@ commands:
   user delete                   delete an account
   user generate-access-token    create an access token for an account
   user must-change-password     make accounts change their password at next sign-in
+  auth add-ldap|add-ldap-simple|update-ldap|update-ldap-simple|list|delete|sync
+                                manage the sign-in sources (LDAP)
   regenerate hooks              write the git hook scripts again, naming this binary
   config check                  check the configuration as 'cairn serve' would read it
   sendmail                      mail every active account
@@ -99,6 +101,8 @@ func admin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return adminConfig(ctx, args[1:], e)
 	case "sendmail":
 		return adminSendmail(ctx, args[1:], e)
+	case "auth":
+		return adminAuth(ctx, args[1:], e)
 	case "regenerate":
 		const regenUsage = "usage: cairn admin regenerate hooks [flags]\n\ncommands:\n  hooks    write the git hook scripts again, naming this binary"
 		if len(args) < 2 {

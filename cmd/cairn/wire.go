@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,8 +17,11 @@ import (
 	"github.com/cairn-forge/cairn/internal/activity"
 	v1 "github.com/cairn-forge/cairn/internal/api/v1"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/authsource"
+	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/cors"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/db/migrations"
 	"github.com/cairn-forge/cairn/internal/git"
@@ -28,6 +33,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/observe"
+	"github.com/cairn-forge/cairn/internal/oidc"
 	"github.com/cairn-forge/cairn/internal/org"
 	"github.com/cairn-forge/cairn/internal/protect"
 	"github.com/cairn-forge/cairn/internal/pull"
@@ -87,6 +93,16 @@ type app struct {
 
 	// oauth2Provider is the OAuth2 authorization server of those applications.
 	oauth2Provider *oauth2.Provider
+	// oidc serves the provider's endpoints for clients; nil when
+	// [oauth2] ENABLED is false.
+	oidc *oidc.Endpoints
+	// oidcKey signs ID tokens; made ready in the background at start.
+	oidcKey *oidc.SigningKey
+
+	// sources are the external sign-in sources (LDAP) and syncTask the
+	// synchronisation of their users ([cron.sync_external_users]).
+	sources  *authsource.Service
+	syncTask *authsource.SyncTask
 
 	// mail sends mail (nil: [mailer] is off); timeCodes make and check
 	// the codes of activation and password reset links.
@@ -227,6 +243,18 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a.authn.SetSecondFactor(a.twoFA)
+	// Sign-in sources: accounts of a source sign in through it, unknown
+	// logins are tried against the active sources.
+	if a.sources, err = newSignInSources(d, cfg, a.users); err != nil {
+		d.Close()
+		return nil, err
+	}
+	a.users.SetExternalSources(a.sources)
+	cron := cfg.CronSyncExternalUsers
+	if a.syncTask, err = a.sources.NewSyncTask(cron.Schedule, cron.Enabled, cron.RunAtStart, cron.UpdateExisting); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("[cron.sync_external_users] SCHEDULE: %w", err)
+	}
 	a.users.AddDeleteHook(a.twoFA.UserDeleteHook())
 	// Security keys: the relying party is ROOT_URL's host; with an IP
 	// address no ceremony runs (the settings say why), but registered keys
@@ -248,7 +276,13 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.users.AddDeleteHook(a.oauth2.UserDeleteHook())
 	a.oauth2Provider = oauth2.NewProvider(d, a.oauth2, time.Duration(cfg.OAuth2.AccessTokenExpirationTime)*time.Second,
 		time.Duration(cfg.OAuth2.RefreshTokenExpirationTime)*time.Hour)
-	a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	if cfg.OAuth2.Enabled { // [oauth2] ENABLED = false: no endpoint, no token accepted
+		if err := a.openIDConnect(ctx, cfg, migrate); err != nil {
+			d.Close()
+			return nil, err
+		}
+		a.authn.SetOAuth2Tokens(a.oauth2Provider)
+	}
 	a.activity = activity.NewService(d, a.repos, a.issues, a.pulls, a.users.Store, a.access)
 	a.activity.Listen(a.users, a.releases)
 	a.orgs.SetRepoCounter(a.repos)
@@ -257,6 +291,8 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	// Uploaded avatars leave with their account or repository.
 	a.avatars = avatar.Files{Dir: filepath.Join(a.cfg.DataDir, "avatars")}
 	a.users.AddDeleteHook(avatarCleanup{a.avatars})
+	a.users.SetExternalAvatars(sourceAvatars{files: a.avatars, store: a.users.Store, limits: avatar.Limits{
+		MaxWidth: cfg.Picture.AvatarMaxWidth, MaxHeight: cfg.Picture.AvatarMaxHeight, MaxFileSize: cfg.Picture.AvatarMaxFileSize}})
 	a.orgs.AddDeleteHook(func(ctx context.Context, o *user.User) error {
 		if o.Avatar != "" {
 			db.AfterCommit(ctx, func() { _ = a.avatars.Remove(o.Avatar) })
@@ -307,6 +343,51 @@ func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
 	return twofa.NewService(d, box, twofa.Options{Issuer: issuer}), nil
 }
 
+// newSignInSources builds the sign-in sources with the kinds this binary
+// knows; their secrets are sealed with the instance secret.
+func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*authsource.Service, error) {
+	secret, err := webhook.InstanceSecret(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("instance secret: %w", err)
+	}
+	box, err := webhook.NewSecretBox(secret)
+	if err != nil {
+		return nil, err
+	}
+	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
+	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
+}
+
+// openIDConnect makes the OAuth2 provider an OpenID Connect provider: its
+// ID token signing key ([oauth2] JWT_*), its endpoints for clients, and,
+// when the server starts (migrate), the built-in applications of
+// [oauth2] DEFAULT_APPLICATIONS.
+func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate bool) error {
+	var secret []byte // keys HMAC-signed ID tokens of public clients
+	if strings.HasPrefix(cfg.OAuth2.JWTSigningAlgorithm, "HS") && cfg.OAuth2.JWTSecret == "" {
+		var err error
+		if secret, err = webhook.InstanceSecret(cfg.DataDir); err != nil {
+			return fmt.Errorf("instance secret: %w", err)
+		}
+	}
+	keyFile := cfg.OAuth2.JWTSigningPrivateKeyFile
+	if !filepath.IsAbs(keyFile) {
+		keyFile = filepath.Join(cfg.DataDir, keyFile)
+	}
+	key, err := oidc.NewSigningKey(cfg.OAuth2.JWTSigningAlgorithm, keyFile, cfg.OAuth2.JWTSecret, secret)
+	if err != nil {
+		return err
+	}
+	a.oidcKey = key
+	issuer := &oidc.Issuer{Key: key, Claims: oidc.Claims{Users: a.users.Store, Orgs: a.orgs, RootURL: cfg.RootURL}}
+	a.oauth2Provider.SetIDTokens(issuer)
+	a.oidc = &oidc.Endpoints{Provider: a.oauth2Provider, Issuer: issuer, RootURL: cfg.RootURL, CORS: cfg.CORS}
+	if migrate {
+		return a.oauth2.SyncBuiltinApps(ctx, cfg.OAuth2.DefaultApplications)
+	}
+	return nil
+}
+
 // checkLevel refuses a database that is not at this binary's migration level.
 func checkLevel(ctx context.Context, d *db.DB) error {
 	pending, newer, err := d.MigrationState(ctx, migrations.All())
@@ -335,7 +416,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity, OAuth2: a.oauth2, Mail: a.mail,
+		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources, SyncTask: a.syncTask, Mail: a.mail,
 	})
 }
 
@@ -351,7 +432,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider, SecurityKeys: a.securityKeys, Mail: a.mail, TimeCodes: a.timeCodes,
+		OAuth2Provider: a.oauth2Provider, Sources: a.sources, SecurityKeys: a.securityKeys, Mail: a.mail, TimeCodes: a.timeCodes,
 	})
 }
 
@@ -389,7 +470,11 @@ func (a *app) routes(api *v1.API) http.Handler {
 	if a.metrics != nil { // [metrics] ENABLED; otherwise /metrics answers 404
 		handle("GET /metrics", a.metrics.Handler(a.cfg.Metrics.Token))
 	}
-	mux.Handle("/api/v1/", api)
+	var apiHandler http.Handler = api
+	if mw := cors.Middleware(a.cfg.CORS, "Authorization", "X-Gitea-OTP"); mw != nil { // [cors], as Gitea's API
+		apiHandler = mw(api)
+	}
+	mux.Handle("/api/v1/", apiHandler)
 	mux.Handle("/api/", api) // other API paths: the API's JSON 404
 	handle("/api/internal/hook/", a.hooks)
 	if a.cfg.API.EnableSwagger { // [api] ENABLE_SWAGGER
@@ -401,6 +486,13 @@ func (a *app) routes(api *v1.API) http.Handler {
 	// Release downloads are served by the API's handler at their web
 	// address; every other path that is not git over HTTP is a page.
 	handle("GET /assets/", a.web.Assets())
+	if a.oidc != nil { // the OAuth2 endpoints for clients, outside the web interface's sessions
+		a.oidc.Register(handle)
+	} else {
+		for _, p := range oidc.Paths() {
+			handle(p, http.NotFoundHandler())
+		}
+	}
 	mux.Handle("/", &githttp.Handler{
 		Authn: a.authn, Repos: a.repos, Users: a.users.Store, Access: a.access, Hooks: a.hooks, Git: a.git,
 		Disabled: a.cfg.Repository.HTTPTransferDisabled, Metrics: a.metrics, RequireSignin: a.cfg.Service.RequireSigninView,
@@ -428,7 +520,8 @@ func (a *app) workers() []func(context.Context) {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return []func(context.Context){
+	list := []func(context.Context){
+		a.syncTask.Run,
 		func(ctx context.Context) { a.tokens.RunLastUsedFlusher(ctx, every) },
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
@@ -436,6 +529,10 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
 		func(ctx context.Context) { a.oauth2Provider.RunPruner(ctx, time.Hour) },
 	}
+	if a.oidcKey != nil { // [oauth2] ENABLED
+		list = append(list, func(context.Context) { a.oidcKey.Prepare() })
+	}
+	return list
 }
 
 // sshServer builds the built-in SSH server (host key in <data>/ssh), or
@@ -448,6 +545,39 @@ func (a *app) sshServer() (*sshd.Server, error) {
 		Users: a.users, Repos: a.repos, Access: a.access, Hooks: a.hooks, Git: a.git,
 		DataDir: a.cfg.DataDir, AnonymousClone: a.cfg.Server.SSHAnonymousClone && !a.cfg.Service.RequireSigninView, Metrics: a.metrics,
 	})
+}
+
+// sourceAvatars stores the avatars sign-in sources give: named by the
+// source's bytes, so an unchanged image is recognised without decoding it.
+type sourceAvatars struct {
+	files  avatar.Files
+	store  *user.Store
+	limits avatar.Limits
+}
+
+func (s sourceAvatars) SetExternalAvatar(ctx context.Context, u *user.User, image []byte) error {
+	sum := sha256.Sum256(append([]byte(fmt.Sprintf("user:%d:source:", u.ID)), image...))
+	name := hex.EncodeToString(sum[:])
+	if u.Avatar == name {
+		return nil
+	}
+	png, err := avatar.Prepare(image, s.limits)
+	if err != nil {
+		return err
+	}
+	if err := s.files.SaveAs(name, png); err != nil {
+		return err
+	}
+	if err := s.store.SetAvatar(ctx, u.ID, name); err != nil {
+		_ = s.files.Remove(name)
+		return err
+	}
+	previous := u.Avatar
+	u.Avatar = name
+	if previous != "" {
+		_ = s.files.Remove(previous)
+	}
+	return nil
 }
 
 // avatarCleanup is the user delete hook that removes an uploaded avatar.

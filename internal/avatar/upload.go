@@ -75,22 +75,33 @@ var fileName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 func (f Files) Save(owner string, png []byte) (string, error) {
 	sum := sha256.Sum256(append([]byte(owner+":"), png...))
 	name := hex.EncodeToString(sum[:])
+	return name, f.SaveAs(name, png)
+}
+
+// SaveAs stores a prepared avatar under name (64 hex digits), for callers
+// that name an image by its source rather than by its PNG (an avatar from a
+// sign-in source, named by the directory's bytes so an unchanged one is
+// recognised without decoding it).
+func (f Files) SaveAs(name string, png []byte) error {
+	if !fileName.MatchString(name) {
+		return fmt.Errorf("avatar: invalid file name %q", name)
+	}
 	if err := os.MkdirAll(f.Dir, 0o750); err != nil {
-		return "", err
+		return err
 	}
 	tmp, err := os.CreateTemp(f.Dir, ".upload-*")
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(png); err != nil {
 		tmp.Close()
-		return "", err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return "", err
+		return err
 	}
-	return name, os.Rename(tmp.Name(), filepath.Join(f.Dir, name+".png"))
+	return os.Rename(tmp.Name(), filepath.Join(f.Dir, name+".png"))
 }
 
 // Remove deletes a stored avatar; a missing one is not an error.

@@ -72,15 +72,48 @@ type Config struct {
 	// OAuth2 is [oauth2]: the OAuth2 provider's token lifetimes.
 	OAuth2 OAuth2Section `section:"oauth2"`
 
+	// CronSyncExternalUsers is [cron.sync_external_users]: the
+	// synchronisation of the users of sign-in sources (LDAP).
+	CronSyncExternalUsers CronSyncExternalUsersSection `section:"cron.sync_external_users"`
+
+	// CORS is [cors]: cross-origin access to the OAuth2 endpoints.
+	CORS CORSSection `section:"cors"`
+
 	// Mailer is [mailer]: outgoing mail.
 	Mailer MailerSection `section:"mailer"`
+}
+
+// CronSyncExternalUsersSection is [cron.sync_external_users], with Gitea's keys and defaults.
+type CronSyncExternalUsersSection struct {
+	Enabled        bool   `key:"ENABLED" default:"true" doc:"Synchronise the users of the sign-in sources that have synchronisation enabled."`
+	RunAtStart     bool   `key:"RUN_AT_START" default:"false" doc:"Also synchronise once when the server starts."`
+	Schedule       string `key:"SCHEDULE" default:"@midnight" doc:"When to synchronise: @every <duration> (e.g. @every 24h), @hourly, @daily or @midnight; other cron expressions are refused."`
+	UpdateExisting bool   `key:"UPDATE_EXISTING" default:"true" doc:"Also update existing accounts (full name, e-mail, SSH keys, admin and restricted flags, reactivation); off: only create and deactivate."`
+}
+
+// CORSSection is [cors]: which other origins' pages may call the API and
+// the OAuth2 provider's endpoints for clients (token, userinfo, keys,
+// introspection, revocation, discovery), as Gitea's.
+type CORSSection struct {
+	Enabled          bool          `key:"ENABLED" default:"false" doc:"Answer cross-origin requests (and their preflight) on /api/v1 and the OAuth2 endpoints for clients; false: no CORS headers (OPTIONS on the OAuth2 endpoints answers 405)."`
+	AllowDomain      []string      `key:"ALLOW_DOMAIN" default:"*" doc:"Origins allowed (comma-separated, * for any, one * wildcard per entry such as https://*.example.com)."`
+	Methods          []string      `key:"METHODS" default:"GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS" doc:"Methods allowed in cross-origin requests (comma-separated)."`
+	MaxAge           time.Duration `key:"MAX_AGE" default:"10m" doc:"How long a browser may cache a preflight answer."`
+	AllowCredentials bool          `key:"ALLOW_CREDENTIALS" default:"false" doc:"Allow cross-origin requests with credentials (cookies, HTTP authentication)."`
+	Headers          []string      `key:"HEADERS" default:"Content-Type,User-Agent" doc:"Request headers allowed in cross-origin requests (comma-separated); Authorization (and X-Gitea-OTP on the API) are always allowed."`
+	XFrameOptions    string        `key:"X_FRAME_OPTIONS" default:"SAMEORIGIN" doc:"X-Frame-Options header of the OAuth2 endpoints' answers."`
 }
 
 // OAuth2Section is [oauth2]: lifetimes of the tokens the OAuth2 provider
 // issues, in Gitea's units.
 type OAuth2Section struct {
-	AccessTokenExpirationTime  int64 `key:"ACCESS_TOKEN_EXPIRATION_TIME" default:"3600" doc:"Lifetime of an OAuth2 access token, in seconds."`
-	RefreshTokenExpirationTime int64 `key:"REFRESH_TOKEN_EXPIRATION_TIME" default:"730" doc:"Lifetime of an OAuth2 refresh token, in hours; each use replaces it with a new one."`
+	AccessTokenExpirationTime  int64    `key:"ACCESS_TOKEN_EXPIRATION_TIME" default:"3600" doc:"Lifetime of an OAuth2 access token, in seconds."`
+	RefreshTokenExpirationTime int64    `key:"REFRESH_TOKEN_EXPIRATION_TIME" default:"730" doc:"Lifetime of an OAuth2 refresh token, in hours; each use replaces it with a new one."`
+	Enabled                    bool     `key:"ENABLED" default:"true" doc:"Run the OAuth2 and OpenID Connect provider; false: its endpoints (authorize, token, userinfo, keys, introspect, revoke, discovery) answer 404 and its access tokens are refused."`
+	JWTSigningAlgorithm        string   `key:"JWT_SIGNING_ALGORITHM" default:"RS256" doc:"Signature of OpenID Connect ID tokens: RS256, RS384, RS512, ES256, ES384, ES512, EdDSA (a key pair kept in JWT_SIGNING_PRIVATE_KEY_FILE) or HS256, HS384 (keyed with the client's secret, JWT_SECRET for public clients). HS512 is refused: its keys must have 64 bytes, client secrets have 56."`
+	JWTSigningPrivateKeyFile   string   `key:"JWT_SIGNING_PRIVATE_KEY_FILE" default:"jwt/private.pem" doc:"PEM (PKCS#8) private key of the asymmetric algorithms, relative to the data directory; generated when missing (RSA 4096, the algorithm's ECDSA curve, or Ed25519)."`
+	JWTSecret                  string   `key:"JWT_SECRET" default:"" secret:"true" doc:"HS256/HS384 only: base64url key (at least 32/48 bytes) of public clients' ID tokens. Empty: derived from the instance secret."`
+	DefaultApplications        []string `key:"DEFAULT_APPLICATIONS" default:"git-credential-oauth,git-credential-manager,tea" doc:"Built-in public OAuth2 applications to offer, with Gitea's client ids (comma-separated; empty for none)."`
 }
 
 // ServerSection is [server]. HTTP_ADDR, HTTP_PORT, ROOT_URL, DOMAIN and the

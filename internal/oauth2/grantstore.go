@@ -25,19 +25,27 @@ type grantRow struct {
 }
 
 type codeRow struct {
-	id, grantID, appID int64
-	scope              string
-	redirectURI        string
-	challenge, method  string
-	expires            int64
-	used               bool
+	id, grantID, appID, uid int64
+	scope                   string
+	redirectURI             string
+	challenge, method       string
+	nonce                   string
+	expires, authTime       int64
+	used                    bool
+}
+
+// codeInsert is a new authorization code's columns.
+type codeInsert struct {
+	hash, redirectURI, scope, challenge, method, nonce string
+	expires, authTime                                  int64
 }
 
 type tokenRow struct {
-	id, grantID, chainID, appID int64
-	scope                       string
-	expires, created            int64
-	revoked, replaced           bool
+	id, grantID, chainID, appID, uid int64
+	scope                            string
+	kind                             string
+	expires, created, authTime       int64
+	revoked, replaced                bool
 }
 
 // grantOf returns uid's grant to application app, or nil.
@@ -64,9 +72,10 @@ func (s grantStore) upsertGrant(ctx context.Context, uid, app int64, scope strin
 		uid, app, scope, now, now)
 }
 
-func (s grantStore) insertCode(ctx context.Context, gid int64, hash, redirectURI, scope, challenge, method string, expires int64) error {
+func (s grantStore) insertCode(ctx context.Context, gid int64, c codeInsert) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO oauth2_authorization_code (grant_id, code_hash, redirect_uri, scope, code_challenge,
-		code_challenge_method, expires_unix, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, gid, hash, redirectURI, scope, challenge, method, expires, false)
+		code_challenge_method, nonce, expires_unix, auth_time_unix, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		gid, c.hash, c.redirectURI, c.scope, c.challenge, c.method, c.nonce, c.expires, c.authTime, false)
 	return err
 }
 
@@ -74,9 +83,11 @@ func (s grantStore) insertCode(ctx context.Context, gid int64, hash, redirectURI
 // application, or nil.
 func (s grantStore) codeByHash(ctx context.Context, hash string) (*codeRow, error) {
 	c := &codeRow{}
-	err := s.db.QueryRow(ctx, `SELECT c.id, c.grant_id, g.application_id, c.scope, c.redirect_uri, c.code_challenge,
-		c.code_challenge_method, c.expires_unix, c.used FROM oauth2_authorization_code c JOIN oauth2_grant g ON g.id = c.grant_id
-		WHERE c.code_hash = ?`, hash).Scan(&c.id, &c.grantID, &c.appID, &c.scope, &c.redirectURI, &c.challenge, &c.method, &c.expires, &c.used)
+	err := s.db.QueryRow(ctx, `SELECT c.id, c.grant_id, g.application_id, g.uid, c.scope, c.redirect_uri, c.code_challenge,
+		c.code_challenge_method, c.nonce, c.expires_unix, c.auth_time_unix, c.used
+		FROM oauth2_authorization_code c JOIN oauth2_grant g ON g.id = c.grant_id
+		WHERE c.code_hash = ?`, hash).Scan(&c.id, &c.grantID, &c.appID, &c.uid, &c.scope, &c.redirectURI, &c.challenge, &c.method,
+		&c.nonce, &c.expires, &c.authTime, &c.used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -100,19 +111,20 @@ func (s grantStore) revokeChain(ctx context.Context, gid, chain int64) error {
 	return err
 }
 
-func (s grantStore) insertToken(ctx context.Context, gid, chain int64, hash, kind, scope string, expires, now int64) error {
-	_, err := s.db.Exec(ctx, `INSERT INTO oauth2_token (grant_id, chain_id, token_hash, kind, scope, expires_unix, revoked, replaced, created_unix)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, gid, chain, hash, kind, scope, expires, false, false, now)
+func (s grantStore) insertToken(ctx context.Context, gid, chain int64, hash, kind, scope string, expires, now, authTime int64) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO oauth2_token (grant_id, chain_id, token_hash, kind, scope, expires_unix, revoked, replaced,
+		created_unix, auth_time_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, gid, chain, hash, kind, scope, expires, false, false, now, authTime)
 	return err
 }
 
 // tokenByHash returns the token of this kind and hash with its grant's
 // application, or nil.
 func (s grantStore) tokenByHash(ctx context.Context, hash, kind string) (*tokenRow, error) {
-	t := &tokenRow{}
-	err := s.db.QueryRow(ctx, `SELECT t.id, t.grant_id, t.chain_id, g.application_id, t.scope, t.expires_unix, t.created_unix,
-		t.revoked, t.replaced FROM oauth2_token t JOIN oauth2_grant g ON g.id = t.grant_id WHERE t.token_hash = ? AND t.kind = ?`,
-		hash, kind).Scan(&t.id, &t.grantID, &t.chainID, &t.appID, &t.scope, &t.expires, &t.created, &t.revoked, &t.replaced)
+	t := &tokenRow{kind: kind}
+	err := s.db.QueryRow(ctx, `SELECT t.id, t.grant_id, t.chain_id, g.application_id, g.uid, t.scope, t.expires_unix, t.created_unix,
+		t.auth_time_unix, t.revoked, t.replaced FROM oauth2_token t JOIN oauth2_grant g ON g.id = t.grant_id
+		WHERE t.token_hash = ? AND t.kind = ?`, hash, kind).Scan(&t.id, &t.grantID, &t.chainID, &t.appID, &t.uid, &t.scope,
+		&t.expires, &t.created, &t.authTime, &t.revoked, &t.replaced)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

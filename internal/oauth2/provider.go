@@ -30,7 +30,33 @@ type Provider struct {
 	now   func() time.Time
 	// accessTTL and refreshTTL are the tokens' lifetimes.
 	accessTTL, refreshTTL time.Duration
+	// idTokens signs OpenID Connect ID tokens; nil issues none.
+	idTokens IDTokenIssuer
 }
+
+// IDTokenIssuer makes the OpenID Connect ID token (OpenID Connect Core
+// section 2) of a token response whose scope has "openid".
+type IDTokenIssuer interface {
+	IDToken(ctx context.Context, req IDTokenRequest) (string, error)
+}
+
+// IDTokenRequest is what an ID token is made of: the client and the
+// secret it authenticated with (the key of HMAC-signed tokens), the user,
+// the grant's scope, the authorization request's nonce, the time the user
+// signed in, and the time of issue.
+type IDTokenRequest struct {
+	App          *Application
+	ClientSecret string
+	UserID       int64
+	Scope        string
+	Nonce        string
+	AuthTime     time.Time
+	Issued       time.Time
+	Expires      time.Time
+}
+
+// SetIDTokens makes the provider issue ID tokens with issuer.
+func (p *Provider) SetIDTokens(issuer IDTokenIssuer) { p.idTokens = issuer }
 
 // codeTTL is how long an authorization code may be exchanged.
 const codeTTL = 10 * time.Minute
@@ -84,6 +110,8 @@ type AuthRequest struct {
 	Scope               string
 	CodeChallenge       string
 	CodeChallengeMethod string
+	// Nonce is OpenID Connect's nonce, repeated in the ID token.
+	Nonce string
 }
 
 // identityScopes are the OpenID Connect scopes: they grant no API access of
@@ -149,7 +177,7 @@ func (p *Provider) CheckClient(ctx context.Context, clientID, redirectURI string
 // CheckRequest checks the rest of an authorization request of app (its
 // client and redirect URI already checked): these errors are redirected to
 // the client.
-func CheckRequest(app *Application, redirectURI, responseType, state, scope, challenge, method string) (*AuthRequest, *Error) {
+func CheckRequest(app *Application, redirectURI, responseType, state, scope, challenge, method, nonce string) (*AuthRequest, *Error) {
 	if responseType != "code" {
 		return nil, oauthErr(ErrUnsupportedResponseType, "only response_type=code is supported")
 	}
@@ -174,9 +202,15 @@ func CheckRequest(app *Application, redirectURI, responseType, state, scope, cha
 	if len(state) > 1024 || len(scope) > 1024 {
 		return nil, oauthErr(ErrInvalidRequest, "state or scope too long")
 	}
+	if len(nonce) > maxNonceLength {
+		return nil, oauthErr(ErrInvalidRequest, "nonce too long")
+	}
 	return &AuthRequest{App: app, RedirectURI: redirectURI, State: state, Scope: normalizeScope(scope),
-		CodeChallenge: challenge, CodeChallengeMethod: method}, nil
+		CodeChallenge: challenge, CodeChallengeMethod: method, Nonce: nonce}, nil
 }
+
+// maxNonceLength bounds the nonce kept with a code.
+const maxNonceLength = 255
 
 // validVerifier checks the form of a PKCE code verifier or challenge
 // (RFC 7636 section 4.1: 43 to 128 unreserved characters).
@@ -212,9 +246,9 @@ func (p *Provider) NeedsConsent(ctx context.Context, uid int64, req *AuthRequest
 }
 
 // Authorize records uid's consent to req (a grant) and returns a one-time
-// authorization code bound to the client, redirect URI, user, scope and
-// PKCE challenge.
-func (p *Provider) Authorize(ctx context.Context, uid int64, req *AuthRequest) (string, error) {
+// authorization code bound to the client, redirect URI, user, scope, PKCE
+// challenge and nonce. authTime is when uid signed in.
+func (p *Provider) Authorize(ctx context.Context, uid int64, req *AuthRequest, authTime time.Time) (string, error) {
 	code, hash, err := newOpaque(codePrefix)
 	if err != nil {
 		return "", err
@@ -225,7 +259,9 @@ func (p *Provider) Authorize(ctx context.Context, uid int64, req *AuthRequest) (
 		if err != nil {
 			return err
 		}
-		return p.store.insertCode(ctx, gid, hash, req.RedirectURI, req.Scope, req.CodeChallenge, req.CodeChallengeMethod, now.Add(codeTTL).Unix())
+		return p.store.insertCode(ctx, gid, codeInsert{hash: hash, redirectURI: req.RedirectURI, scope: req.Scope,
+			challenge: req.CodeChallenge, method: req.CodeChallengeMethod, nonce: req.Nonce,
+			expires: now.Add(codeTTL).Unix(), authTime: authTime.Unix()})
 	})
 	return code, err
 }
@@ -237,6 +273,8 @@ type TokenResponse struct {
 	ExpiresIn    int64  `json:"expires_in"`
 	RefreshToken string `json:"refresh_token"`
 	Scope        string `json:"scope,omitempty"`
+	// IDToken is the OpenID Connect ID token, for an "openid" scope.
+	IDToken string `json:"id_token,omitempty"`
 }
 
 // ClientCredentials are what a token request says of its client: a
@@ -282,6 +320,7 @@ func (p *Provider) ExchangeCode(ctx context.Context, c ClientCredentials, code, 
 	}
 	var resp *TokenResponse
 	var reused bool
+	var id IDTokenRequest
 	err := p.db.WithTx(ctx, func(ctx context.Context) error {
 		ac, err := p.store.codeByHash(ctx, hashSecret(code))
 		if err != nil {
@@ -313,13 +352,32 @@ func (p *Provider) ExchangeCode(ctx context.Context, c ClientCredentials, code, 
 			}
 			return err
 		}
-		resp, err = p.issue(ctx, ac.grantID, ac.id, ac.scope, now)
+		resp, err = p.issue(ctx, ac.grantID, ac.id, ac.scope, now, ac.authTime)
+		id = IDTokenRequest{App: app, ClientSecret: c.Secret, UserID: ac.uid, Scope: ac.scope, Nonce: ac.nonce,
+			AuthTime: time.Unix(ac.authTime, 0), Issued: now}
 		return err
 	})
 	if reused && err == nil {
 		err = oauthErr(ErrInvalidGrant, "the authorization code has already been used")
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	return resp, p.addIDToken(ctx, resp, id)
+}
+
+// addIDToken adds the ID token to resp when its scope asks for one.
+func (p *Provider) addIDToken(ctx context.Context, resp *TokenResponse, id IDTokenRequest) error {
+	if p.idTokens == nil || !slices.Contains(strings.Fields(id.Scope), "openid") {
+		return nil
+	}
+	id.Expires = id.Issued.Add(p.accessTTL)
+	tok, err := p.idTokens.IDToken(ctx, id)
+	if err != nil {
+		return err
+	}
+	resp.IDToken = tok
+	return nil
 }
 
 // verifierMatches checks a PKCE verifier against its challenge (RFC 7636
@@ -353,6 +411,7 @@ func (p *Provider) Refresh(ctx context.Context, c ClientCredentials, refresh str
 	}
 	var resp *TokenResponse
 	var reused bool
+	var id IDTokenRequest
 	err := p.db.WithTx(ctx, func(ctx context.Context) error {
 		t, err := p.store.tokenByHash(ctx, hashSecret(refresh), kindRefresh)
 		if err != nil {
@@ -378,17 +437,24 @@ func (p *Provider) Refresh(ctx context.Context, c ClientCredentials, refresh str
 			}
 			return err
 		}
-		resp, err = p.issue(ctx, t.grantID, t.chainID, t.scope, now)
+		resp, err = p.issue(ctx, t.grantID, t.chainID, t.scope, now, t.authTime)
+		// A refreshed ID token has no nonce (OpenID Connect Core
+		// section 12.2) and the original sign-in's auth_time.
+		id = IDTokenRequest{App: app, ClientSecret: c.Secret, UserID: t.uid, Scope: t.scope,
+			AuthTime: time.Unix(t.authTime, 0), Issued: now}
 		return err
 	})
 	if reused && err == nil {
 		err = oauthErr(ErrInvalidGrant, "the refresh token has already been used; the grant is revoked")
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	return resp, p.addIDToken(ctx, resp, id)
 }
 
 // issue stores a new access and refresh token of grant gid in chain.
-func (p *Provider) issue(ctx context.Context, gid, chain int64, scope string, now time.Time) (*TokenResponse, error) {
+func (p *Provider) issue(ctx context.Context, gid, chain int64, scope string, now time.Time, authTime int64) (*TokenResponse, error) {
 	access, accessHash, err := newOpaque(accessPrefix)
 	if err != nil {
 		return nil, err
@@ -397,10 +463,10 @@ func (p *Provider) issue(ctx context.Context, gid, chain int64, scope string, no
 	if err != nil {
 		return nil, err
 	}
-	if err := p.store.insertToken(ctx, gid, chain, accessHash, kindAccess, scope, now.Add(p.accessTTL).Unix(), now.Unix()); err != nil {
+	if err := p.store.insertToken(ctx, gid, chain, accessHash, kindAccess, scope, now.Add(p.accessTTL).Unix(), now.Unix(), authTime); err != nil {
 		return nil, err
 	}
-	if err := p.store.insertToken(ctx, gid, chain, refreshHash, kindRefresh, scope, now.Add(p.refreshTTL).Unix(), now.Unix()); err != nil {
+	if err := p.store.insertToken(ctx, gid, chain, refreshHash, kindRefresh, scope, now.Add(p.refreshTTL).Unix(), now.Unix(), authTime); err != nil {
 		return nil, err
 	}
 	return &TokenResponse{AccessToken: access, TokenType: "bearer", ExpiresIn: int64(p.accessTTL / time.Second),

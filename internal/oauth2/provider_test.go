@@ -70,13 +70,13 @@ func TestProviderExpiry(t *testing.T) {
 	p := NewProvider(d, apps, time.Hour, 24*time.Hour)
 	p.now = func() time.Time { return now }
 	creds := ClientCredentials{ClientID: app.ClientID, Secret: secret}
-	req, oerr := CheckRequest(app, "https://a.example/cb", "code", "", "read:user", "", "")
+	req, oerr := CheckRequest(app, "https://a.example/cb", "code", "", "read:user", "", "", "")
 	if oerr != nil {
 		t.Fatal(oerr)
 	}
 
 	// A code expires after ten minutes.
-	code, err := p.Authorize(ctx, bob.ID, req)
+	code, err := p.Authorize(ctx, bob.ID, req, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestProviderExpiry(t *testing.T) {
 	}
 
 	// An access token expires after accessTTL, a refresh token after refreshTTL.
-	code, _ = p.Authorize(ctx, bob.ID, req)
+	code, _ = p.Authorize(ctx, bob.ID, req, time.Now())
 	tok, err := p.ExchangeCode(ctx, creds, code, "https://a.example/cb", "")
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestProviderExpiry(t *testing.T) {
 	}
 
 	// Pruning drops what has expired, not what still works.
-	code, _ = p.Authorize(ctx, bob.ID, req)
+	code, _ = p.Authorize(ctx, bob.ID, req, time.Now())
 	live, err := p.ExchangeCode(ctx, creds, code, "https://a.example/cb", "")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,8 @@ type AdminEditOptions struct {
 	Visibility  string
 	LoginName   *string
 	SourceID    *int64
+	// LoginType is the type of the source SourceID (set with it).
+	LoginType *int
 
 	Admin                   *bool
 	Active                  *bool
@@ -87,6 +89,9 @@ func (s *Service) AdminEdit(ctx context.Context, u *User, o AdminEditOptions) er
 	}
 	if o.SourceID != nil {
 		u.LoginSource = *o.SourceID
+	}
+	if o.LoginType != nil {
+		u.LoginType = *o.LoginType
 	}
 	if o.Admin != nil && !*o.Admin && u.IsAdmin {
 		n, err := s.CountAdmins(ctx)

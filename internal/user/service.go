@@ -26,6 +26,10 @@ type Service struct {
 	minPw  int
 	hooks  []DeleteHook
 	guard  Throttle
+	// external checks accounts of sign-in sources (nil: none); avatars
+	// stores the avatars they give (nil: ignored).
+	external ExternalSources
+	avatars  ExternalAvatars
 }
 
 // Throttle guards password checks against guessing (auth.Throttle).
@@ -61,12 +65,15 @@ func (s *Service) AddDeleteHook(h DeleteHook) { s.hooks = append(s.hooks, h) }
 
 // CreateOptions describes a new account.
 type CreateOptions struct {
-	Name               string
-	Email              string
-	Password           string
-	FullName           string
-	LoginName          string
-	SourceID           int64
+	Name      string
+	Email     string
+	Password  string
+	FullName  string
+	LoginName string
+	SourceID  int64
+	// LoginType is the type of the sign-in source SourceID (0: local). An
+	// account of a source may have no password.
+	LoginType          int
 	MustChangePassword bool
 	IsAdmin            bool
 	IsRestricted       bool
@@ -97,20 +104,23 @@ func (s *Service) Create(ctx context.Context, o CreateOptions) (*User, error) {
 	if err := ValidateFullName(o.FullName); err != nil {
 		return nil, err
 	}
-	hash, err := s.HashPassword(o.Password)
-	if err != nil {
-		return nil, err
+	hash := ""
+	if o.SourceID == 0 || o.Password != "" {
+		var err error
+		if hash, err = s.HashPassword(o.Password); err != nil {
+			return nil, err
+		}
 	}
 	u := &User{
 		Type: TypeIndividual, Name: o.Name, Email: o.Email, FullName: o.FullName, PasswdHash: hash,
 		MustChangePassword: o.MustChangePassword, IsAdmin: o.IsAdmin, IsRestricted: o.IsRestricted,
 		Visibility: o.Visibility, IsActive: o.Active, LoginName: o.LoginName, LoginSource: o.SourceID,
-		AllowCreateOrganization: true, MaxRepoCreation: -1,
+		LoginType: o.LoginType, AllowCreateOrganization: true, MaxRepoCreation: -1,
 	}
 	if u.LoginName == "" {
 		u.LoginName = o.Name
 	}
-	err = s.db.WithTx(ctx, func(ctx context.Context) error {
+	err := s.db.WithTx(ctx, func(ctx context.Context) error {
 		if err := s.checkNameFree(ctx, u.Name); err != nil {
 			return err
 		}
@@ -169,13 +179,17 @@ func (s *Service) insertEmail(ctx context.Context, uid int64, email string, prim
 // caller at client (http.Request.RemoteAddr). Every password sign-in goes
 // through here, so the Throttle sees them all: a login or address with too
 // many recent failures is refused (429) before the password is verified.
+// Accounts of a sign-in source are checked by their source; an unknown
+// login is tried against the active sources and, when one accepts it,
+// registered. A source that cannot be asked refuses with 401 without the
+// failure counting toward the lock-out.
 func (s *Service) Authenticate(ctx context.Context, login, pw, client string) (*User, error) {
 	done, err := s.beginCheck(ctx, login, client)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.authenticate(ctx, login, pw)
-	done(errs.Is(err, errs.KindUnauthorized))
+	u, failed, err := s.authenticate(ctx, login, pw)
+	done(failed)
 	return u, err
 }
 
@@ -187,7 +201,13 @@ func (s *Service) beginCheck(ctx context.Context, login, client string) (func(fa
 	return s.guard.Begin(ctx, login, client)
 }
 
-func (s *Service) authenticate(ctx context.Context, login, pw string) (*User, error) {
+// authenticate checks login and pw; failed tells whether the refusal counts
+// as a failed password check.
+func (s *Service) authenticate(ctx context.Context, login, pw string) (*User, bool, error) {
+	if strings.ContainsRune(login, 0) { // no account has one; PostgreSQL cannot even compare it
+		password.Verify(dummyHash, pw)
+		return nil, true, errs.Unauthorized("user does not exist or password is wrong")
+	}
 	var u *User
 	var err error
 	if strings.Contains(login, "@") {
@@ -195,15 +215,24 @@ func (s *Service) authenticate(ctx context.Context, login, pw string) (*User, er
 	} else {
 		u, err = s.Store.GetByName(ctx, login)
 	}
+	if err != nil && !errs.IsNotFound(err) {
+		return nil, false, err
+	}
+	switch {
+	case err != nil && s.external != nil:
+		return s.authenticateExternal(ctx, nil, login, pw)
+	case err == nil && u.Type == TypeIndividual && u.LoginSource != 0 && s.external != nil:
+		return s.authenticateExternal(ctx, u, login, pw)
+	}
 	if err != nil || u.IsOrganization() || u.PasswdHash == "" {
 		// Spend the same time as a real check so names cannot be probed by timing.
 		password.Verify(dummyHash, pw)
-		return nil, errs.Unauthorized("user does not exist or password is wrong")
+		return nil, true, errs.Unauthorized("user does not exist or password is wrong")
 	}
 	if !password.Verify(u.PasswdHash, pw) {
-		return nil, errs.Unauthorized("user does not exist or password is wrong")
+		return nil, true, errs.Unauthorized("user does not exist or password is wrong")
 	}
-	return u, nil
+	return u, false, nil
 }
 
 // dummyHash is verified against for unknown users to equalize timing; it uses

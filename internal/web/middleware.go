@@ -127,11 +127,6 @@ func (h *Handler) checkCSRF(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet, r.Method == http.MethodHead, r.Method == http.MethodOptions:
-		case r.URL.Path == "/login/oauth/access_token":
-			// The OAuth2 token endpoint is called by clients, not by
-			// browser forms: it is authenticated by the client credentials
-			// or the PKCE verifier, never by cookies, so it has no CSRF
-			// token to check.
 		default:
 			if err := h.parseForm(w, r); err != nil {
 				h.renderError(w, r, http.StatusRequestEntityTooLarge, "The form is too large or malformed.")
@@ -175,7 +170,7 @@ func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		open := strings.HasPrefix(p, "/assets/") || p == "/user/logout" || isOAuth2ClientEndpoint(p)
+		open := strings.HasPrefix(p, "/assets/") || p == "/user/logout"
 		u := doer(r)
 		switch {
 		case u != nil && u.MustChangePassword && !open && p != "/user/change_password":
@@ -190,13 +185,6 @@ func (h *Handler) gate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// isOAuth2ClientEndpoint reports whether path is one of the OAuth2
-// provider's endpoints for clients (token and userinfo), which carry their
-// own credentials instead of a session.
-func isOAuth2ClientEndpoint(path string) bool {
-	return path == "/login/oauth/access_token" || path == "/login/oauth/userinfo"
 }
 
 // redirectToLogin sends a signed-out visitor to the sign-in page, which

@@ -28,6 +28,8 @@ type oauth2Section struct {
 	Apps    []*oauth2.Application
 	Total   int64
 	Form    oauth2Form
+	// Grants are the applications the user authorized (the provider on).
+	Grants []oauth2.AuthorizedApp
 }
 
 // oauth2AppPage is the data of /user/settings/applications/oauth2/{id}.
@@ -51,8 +53,34 @@ func (h *Handler) loadOAuth2Section(r *http.Request, s *oauth2Section) error {
 		s.Form.Confidential = true // the usual kind: a server that keeps its secret
 	}
 	var err error
-	s.Apps, s.Total, err = h.OAuth2.List(r.Context(), doer(r).ID, oauth2AppListLimit, 0)
+	if s.Apps, s.Total, err = h.OAuth2.List(r.Context(), doer(r).ID, oauth2AppListLimit, 0); err != nil {
+		return err
+	}
+	if h.OAuth2Provider != nil && h.Config.OAuth2.Enabled {
+		s.Grants, err = h.OAuth2Provider.ListGrants(r.Context(), doer(r).ID)
+	}
 	return err
+}
+
+// revokeOAuth2Grant serves POST
+// /user/settings/applications/oauth2/{id}/revoke/{grantId} (Gitea's path):
+// the user withdraws their consent to application id; its tokens stop
+// working at once.
+func (h *Handler) revokeOAuth2Grant(w http.ResponseWriter, r *http.Request) error {
+	if err := signedIn(r); err != nil {
+		return err
+	}
+	app, err1 := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	grant, err2 := strconv.ParseInt(chi.URLParam(r, "grantId"), 10, 64)
+	if err1 != nil || err2 != nil {
+		return errs.NotFound("OAuth2 grant not found")
+	}
+	if err := h.OAuth2Provider.RevokeGrant(r.Context(), doer(r).ID, app, grant); err != nil {
+		return err
+	}
+	h.flash(w, "success", "The application's access has been revoked: its tokens no longer work.")
+	http.Redirect(w, r, "/user/settings/applications#authorized-oauth2", http.StatusSeeOther)
+	return nil
 }
 
 // readOAuth2Form reads the form fields of a create or edit.

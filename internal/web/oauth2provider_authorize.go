@@ -40,11 +40,14 @@ func (h *Handler) oauth2Authorize(w http.ResponseWriter, r *http.Request) error 
 	if !need {
 		return h.oauth2IssueCode(w, r, req)
 	}
-	owner, err := h.Users.Store.GetByID(r.Context(), req.App.OwnerID)
-	if err != nil {
-		return err
+	page := oauth2ConsentPage{Req: req}
+	if !req.App.IsBuiltin() { // a built-in application is the instance's own
+		owner, err := h.Users.Store.GetByID(r.Context(), req.App.OwnerID)
+		if err != nil {
+			return err
+		}
+		page.Owner = owner.Name
 	}
-	page := oauth2ConsentPage{Req: req, Owner: owner.Name}
 	for _, s := range strings.Fields(req.Scope) {
 		switch s {
 		case "openid", "profile", "email", "groups":
@@ -88,7 +91,7 @@ func (h *Handler) oauth2Request(w http.ResponseWriter, r *http.Request, q url.Va
 		return nil, err
 	}
 	req, oerr := oauth2.CheckRequest(app, redirectURI, q.Get("response_type"), q.Get("state"), q.Get("scope"),
-		q.Get("code_challenge"), q.Get("code_challenge_method"))
+		q.Get("code_challenge"), q.Get("code_challenge_method"), q.Get("nonce"))
 	if oerr != nil {
 		http.Redirect(w, r, oauth2RedirectURL(redirectURI, url.Values{"error": {oerr.Code},
 			"error_description": {oerr.Description}}, q.Get("state")), http.StatusSeeOther)
@@ -100,7 +103,7 @@ func (h *Handler) oauth2Request(w http.ResponseWriter, r *http.Request, q url.Va
 // oauth2IssueCode records the grant and sends the user back to the client
 // with a one-time code.
 func (h *Handler) oauth2IssueCode(w http.ResponseWriter, r *http.Request, req *oauth2.AuthRequest) error {
-	code, err := h.OAuth2Provider.Authorize(r.Context(), doer(r).ID, req)
+	code, err := h.OAuth2Provider.Authorize(r.Context(), doer(r).ID, req, visitorOf(r).sess.Created)
 	if err != nil {
 		return err
 	}

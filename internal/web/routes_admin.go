@@ -56,6 +56,7 @@ func (h *Handler) adminRoutes(r chi.Router) {
 	r.Get(admin+"/orgs", h.adminOnly(h.adminOrgs))
 	r.Get(admin+"/repos", h.adminOnly(h.adminRepos))
 	r.Post(admin+"/repos/delete", h.adminOnly(h.adminDeleteRepo))
+	r.Get(admin+"/auths", h.adminOnly(h.adminAuths))
 	r.Get(admin+"/config", h.adminOnly(h.adminConfig))
 	r.Post(admin+"/config/test_mail", h.adminOnly(h.adminTestMail))
 }

@@ -13,4 +13,7 @@ func (h *Handler) oauth2AppRoutes(r chi.Router) {
 	r.Post("/user/settings/applications/oauth2/{id}", h.page(h.editOAuth2App))
 	r.Post("/user/settings/applications/oauth2/{id}/regenerate_secret", h.page(h.regenerateOAuth2Secret))
 	r.Post("/user/settings/applications/oauth2/{id}/delete", h.page(h.deleteOAuth2App))
+	if h.OAuth2Provider != nil && h.Config.OAuth2.Enabled {
+		r.Post("/user/settings/applications/oauth2/{id}/revoke/{grantId}", h.page(h.revokeOAuth2Grant))
+	}
 }

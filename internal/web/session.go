@@ -31,6 +31,8 @@ type Session struct {
 	ID   int64
 	Key  string // the cookie value
 	User *user.User
+	// Created is when the user signed in (OpenID Connect's auth_time).
+	Created time.Time
 }
 
 // sessionTouchEvery is how stale seen_unix may get before a request
@@ -59,7 +61,7 @@ func (s *Sessions) Create(ctx context.Context, w http.ResponseWriter, u *user.Us
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: key, Path: "/", HttpOnly: true, Secure: s.secure,
 		SameSite: http.SameSiteLaxMode, MaxAge: int(s.life / time.Second)})
-	return &Session{ID: id, Key: key, User: u}, nil
+	return &Session{ID: id, Key: key, User: u, Created: now}, nil
 }
 
 // Lookup returns the session the request's cookie names, or nil when there
@@ -71,9 +73,9 @@ func (s *Sessions) Lookup(r *http.Request) (*Session, error) {
 	}
 	ctx := r.Context()
 	now := s.now()
-	var id, uid, seen, expires int64
-	err = s.db.QueryRow(ctx, "SELECT id, uid, seen_unix, expires_unix FROM web_session WHERE key_hash = ?", hashKey(c.Value)).
-		Scan(&id, &uid, &seen, &expires)
+	var id, uid, created, seen, expires int64
+	err = s.db.QueryRow(ctx, "SELECT id, uid, created_unix, seen_unix, expires_unix FROM web_session WHERE key_hash = ?", hashKey(c.Value)).
+		Scan(&id, &uid, &created, &seen, &expires)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && expires <= now.Unix()) {
 		return nil, nil
 	}
@@ -90,7 +92,7 @@ func (s *Sessions) Lookup(r *http.Request) (*Session, error) {
 			return nil, err
 		}
 	}
-	return &Session{ID: id, Key: c.Value, User: u}, nil
+	return &Session{ID: id, Key: c.Value, User: u, Created: time.Unix(created, 0)}, nil
 }
 
 // SessionUser is the signed-in user of the request's session cookie, or

@@ -19,6 +19,7 @@ var adminSections = []struct{ key, name, path string }{
 	{"users", "User accounts", "/-/admin/users"},
 	{"orgs", "Organizations", "/-/admin/orgs"},
 	{"repos", "Repositories", "/-/admin/repos"},
+	{"auths", "Authentication sources", "/-/admin/auths"},
 	{"config", "Configuration", "/-/admin/config"},
 }
 

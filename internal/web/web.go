@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/activity"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/authsource"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -76,6 +77,8 @@ type Deps struct {
 	// OAuth2Provider is the OAuth2 authorization server (nil: its
 	// /login/oauth/ endpoints answer 404).
 	OAuth2Provider *oauth2.Provider
+	// Sources are the sign-in sources the administration lists (nil: none).
+	Sources *authsource.Service
 	// Mail queues account mails (nil: [mailer] is off, and the pages that
 	// need it answer 404); TimeCodes checks the codes of their links.
 	Mail      *mail.Service

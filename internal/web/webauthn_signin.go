@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/securitykey"
+	"github.com/cairn-forge/cairn/internal/user"
 )
 
 // A WebAuthn ceremony (registering a key, or the sign-in's second step)
@@ -123,6 +124,16 @@ func (h *Handler) webauthnForm(w http.ResponseWriter, r *http.Request) error {
 		webauthnStepPage{TOTP: totp, Unavailable: h.SecurityKeys.Unavailable() != nil})
 }
 
+// pendingAccount loads the account of a sign-in waiting for its second
+// step, refusing one that may no longer sign in.
+func (h *Handler) pendingAccount(r *http.Request, p *twoFactorPending) (*user.User, error) {
+	u, err := h.Users.Store.GetByID(r.Context(), p.UID)
+	if err == nil && !u.CanSignIn() {
+		err = errs.Forbidden("This account may not sign in. Ask an administrator.")
+	}
+	return u, err
+}
+
 // webauthnAssertion serves GET /user/webauthn/assertion: the options for
 // navigator.credentials.get() of the account signing in.
 func (h *Handler) webauthnAssertion(w http.ResponseWriter, r *http.Request) {
@@ -131,10 +142,7 @@ func (h *Handler) webauthnAssertion(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, jsonMessage{"The sign-in expired or was not started: sign in again."})
 		return
 	}
-	u, err := h.Users.Store.GetByID(r.Context(), p.UID)
-	if err == nil && !u.CanSignIn() {
-		err = errs.Forbidden("This account may not sign in. Ask an administrator.")
-	}
+	u, err := h.pendingAccount(r, p)
 	if err == nil {
 		err = h.replaceCeremony(r)
 	}
@@ -166,10 +174,7 @@ func (h *Handler) webauthnSignIn(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, jsonMessage{"The sign-in expired or was not started: sign in again."})
 		return
 	}
-	u, err := h.Users.Store.GetByID(r.Context(), p.UID)
-	if err == nil && !u.CanSignIn() {
-		err = errs.Forbidden("This account may not sign in. Ask an administrator.")
-	}
+	u, err := h.pendingAccount(r, p)
 	var body []byte
 	if err == nil {
 		body, err = readCeremonyBody(w, r)

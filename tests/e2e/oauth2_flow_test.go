@@ -61,7 +61,7 @@ func consent(t *testing.T, w *Web, s *Server, authURL string, grant bool, wantOn
 	}
 	q := u.Query()
 	form := url.Values{"granted": {fmt.Sprint(grant)}}
-	for _, k := range []string{"client_id", "redirect_uri", "response_type", "state", "scope", "code_challenge", "code_challenge_method"} {
+	for _, k := range []string{"client_id", "redirect_uri", "response_type", "state", "scope", "code_challenge", "code_challenge_method", "nonce"} {
 		form.Set(k, q.Get(k))
 	}
 	res := w.Post("login/oauth/grant", form)

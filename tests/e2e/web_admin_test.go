@@ -37,7 +37,7 @@ func TestWebAdminAccess(t *testing.T) {
 	alice := s.CreateUser("alice")
 	s.CreateUser("bob")
 	pages := []string{"-/admin", "-/admin/users", "-/admin/users/new", "-/admin/users/2/edit", "-/admin/orgs",
-		"-/admin/repos", "-/admin/config"}
+		"-/admin/repos", "-/admin/auths", "-/admin/config"}
 	anon := s.Web(t)
 	w := s.Web(t)
 	w.SignIn(alice.Name, alice.Password)

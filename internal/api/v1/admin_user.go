@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/cairn-forge/cairn/internal/api/v1/types"
+	"github.com/cairn-forge/cairn/internal/authsource"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/user"
 )
@@ -50,6 +51,11 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	loginType, err := a.sourceType(r, o.SourceID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	mustChange := o.MustChangePassword == nil || *o.MustChangePassword
 	restricted := o.Restricted != nil && *o.Restricted
 	// With send_notify (and mail on), the welcome mail is queued in the
@@ -59,7 +65,7 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		var err error
 		u, err = a.Users.Create(ctx, user.CreateOptions{
 			Name: o.Username, Email: o.Email, Password: o.Password, FullName: o.FullName, LoginName: o.LoginName,
-			SourceID: o.SourceID, MustChangePassword: mustChange, IsRestricted: restricted, Visibility: vis, Active: true,
+			SourceID: o.SourceID, LoginType: loginType, MustChangePassword: mustChange, IsRestricted: restricted, Visibility: vis, Active: true,
 		})
 		if err != nil || !o.SendNotify || a.Mail == nil {
 			return err
@@ -76,6 +82,26 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusCreated, a.toUser(u, doer(r)))
+}
+
+// sourceType checks that a source_id names an existing sign-in source (0:
+// a local account) and returns its type, the account's login type; an
+// unknown id is Gitea's 422.
+func (a *API) sourceType(r *http.Request, id int64) (int, error) {
+	if id == 0 {
+		return 0, nil
+	}
+	if a.Sources == nil {
+		return 0, authsource.ErrNotExist(id).WithStatus(http.StatusUnprocessableEntity)
+	}
+	t, ok, err := a.Sources.Exists(r.Context(), id)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, authsource.ErrNotExist(id).WithStatus(http.StatusUnprocessableEntity)
+	}
+	return int(t), nil
 }
 
 // adminListUsers serves GET /admin/users.
@@ -118,9 +144,18 @@ func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	var loginType *int
+	if o.SourceID != nil {
+		t, err := a.sourceType(r, *o.SourceID)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		loginType = &t
+	}
 	err := a.Users.AdminEdit(r.Context(), u, user.AdminEditOptions{
 		FullName: o.FullName, Website: o.Website, Location: o.Location, Description: o.Description,
-		Visibility: o.Visibility, LoginName: o.LoginName, SourceID: o.SourceID, Admin: o.Admin, Active: o.Active,
+		Visibility: o.Visibility, LoginName: o.LoginName, SourceID: o.SourceID, LoginType: loginType, Admin: o.Admin, Active: o.Active,
 		AllowGitHook: o.AllowGitHook, AllowImportLocal: o.AllowImportLocal, AllowCreateOrganization: o.AllowCreateOrganization,
 		ProhibitLogin: o.ProhibitLogin, Restricted: o.Restricted, MustChangePassword: o.MustChangePassword,
 		MaxRepoCreation: o.MaxRepoCreation, Password: o.Password, Email: o.Email,

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/access"
 	"github.com/cairn-forge/cairn/internal/activity"
 	"github.com/cairn-forge/cairn/internal/auth"
+	"github.com/cairn-forge/cairn/internal/authsource"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
@@ -65,6 +66,11 @@ type Deps struct {
 	// send_notify.
 	Mail    *mail.Service
 	Version string // Cairn's own version, e.g. 0.1.0
+	// Sources are the sign-in sources that source_id of the admin user
+	// routes names (nil: none exists).
+	Sources *authsource.Service
+	// SyncTask is the sync_external_users cron task of /admin/cron (nil: none).
+	SyncTask *authsource.SyncTask
 }
 
 // API is the /api/v1 handler set.

@@ -103,6 +103,8 @@ func (a *API) routes() chi.Router {
 			r.Post("/users/{username}/rename", a.adminRenameUser)
 			r.Post("/users/{username}/keys", a.adminCreateKey)
 			r.Delete("/users/{username}/keys/{id}", a.adminDeleteKey)
+			r.Get("/cron", a.adminListCron)
+			r.Post("/cron/{task}", a.adminRunCron)
 			r.Get("/emails", a.adminListEmails)
 			r.Get("/emails/search", a.adminListEmails)
 			a.adminOrgRoutes(r)

@@ -28,6 +28,8 @@ func All() []db.Migration {
 		oauth2Applications0019(),
 		twoFactor0020(),
 		oauth2Grants0021(),
+		loginSources0022(),
+		oauth2Nonce0023(),
 		mail0024(),
 		webauthn0025(),
 	}

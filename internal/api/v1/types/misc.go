@@ -1,10 +1,21 @@
 package types
 
+import "time"
+
 // APIError is Gitea's error body.
 type APIError struct {
 	Message string   `json:"message"`
 	URL     string   `json:"url"`
 	Errors  []string `json:"errors,omitempty"`
+}
+
+// Cron is one cron task of GET /admin/cron.
+type Cron struct {
+	Name      string    `json:"name"`
+	Schedule  string    `json:"schedule"`
+	Next      time.Time `json:"next"`
+	Prev      time.Time `json:"prev"`
+	ExecTimes int64     `json:"exec_times"`
 }
 
 // ServerVersion is the body of GET /version.

@@ -33,7 +33,7 @@ var foundationWireTypes = []wireType{
 	{AccessToken{}, true, nil}, {CreateAccessTokenOption{}, false, nil}, {CreateUserOption{}, false, nil}, {EditUserOption{}, false, nil},
 	{RenameUserOption{}, false, nil}, {Organization{}, true, nil}, {CreateOrgOption{}, false, nil}, {EditOrgOption{}, false, nil},
 	{OrganizationPermissions{}, true, nil}, {Team{}, true, nil}, {CreateTeamOption{}, false, nil}, {EditTeamOption{}, false, nil},
-	{APIError{}, true, []string{"errors"}}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
+	{APIError{}, true, []string{"errors"}}, {Cron{}, true, nil}, {ServerVersion{}, true, nil}, {GeneralAPISettings{}, true, nil}, {GeneralUISettings{}, true, nil},
 	{GeneralRepoSettings{}, true, nil}, {GeneralAttachmentSettings{}, true, nil},
 	{PayloadUser{}, true, nil}, {PayloadCommitVerification{}, true, nil}, {GPGKey{}, true, nil}, {GPGKeyEmail{}, true, nil},
 	{CreateGPGKeyOption{}, false, nil}, {PayloadCommit{}, true, nil}, {Branch{}, true, nil},
