@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"io"
 	"math/big"
 	"mime"
@@ -193,7 +192,7 @@ func (s *mailSession) AuthMechanisms() []string { return s.mechs }
 func (s *mailSession) Auth(mech string) (sasl.Server, error) {
 	check := func(user, pw string) error {
 		if user != s.m.User || pw != s.m.Password {
-			return errors.New("invalid credentials")
+			return smtp.ErrAuthFailed // 535, as mail servers answer
 		}
 		s.authUser = user
 		return nil
