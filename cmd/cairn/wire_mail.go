@@ -45,7 +45,7 @@ func (a *app) wireMail() error {
 		return err
 	}
 	opts := mail.Options{
-		DB: a.db, Queue: a.queue, Sender: sender, Users: a.users.Store, Codes: a.timeCodes, RootURL: a.cfg.RootURL,
+		Queue: a.queue, Sender: sender, Users: a.users.Store, Codes: a.timeCodes, RootURL: a.cfg.RootURL,
 		AppName: a.cfg.Mailer.Name, AttemptTimeout: mailAttemptTimeout,
 		ActivateLife: time.Duration(a.cfg.Service.ActiveCodeLiveMinutes) * time.Minute,
 		ResetLife:    time.Duration(a.cfg.Service.ResetPasswdCodeLive) * time.Minute,

@@ -3,13 +3,11 @@ package mail
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"time"
 
-	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/queue"
 	"github.com/cairn-forge/cairn/internal/user"
@@ -25,7 +23,6 @@ const (
 
 // Options are the mail service's dependencies and settings.
 type Options struct {
-	DB     *db.DB
 	Queue  *queue.Queue
 	Sender Sender
 	Users  *user.Store
@@ -215,5 +212,3 @@ func humanDuration(d time.Duration) string {
 	}
 	return strconv.Itoa(m) + " minutes"
 }
-
-var errNoView = errors.New("mail: no such view")

@@ -3,6 +3,7 @@ package mail
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"strings"
@@ -19,6 +20,9 @@ type views struct {
 	text map[string]*texttemplate.Template
 	html map[string]*htmltemplate.Template
 }
+
+// errNoView is the error of a view that does not exist.
+var errNoView = errors.New("mail: no such view")
 
 var viewNames = []string{"activate", "reset_password", "register_notify", "issue", "text"}
 
