@@ -166,11 +166,15 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 			ids = append(ids, u.ID)
 		}
 	}
-	// The doer is among them only when they asked for mail about their own
-	// actions (checked when sending).
-	ids = append(ids, p.DoerID)
-	seen := map[int64]bool{}
+	if p.Only == 0 {
+		// The doer is among them only when they asked for mail about
+		// their own actions (checked when sending).
+		ids = append(ids, p.DoerID)
+	}
+	// The queue may run this again (a batch of outcomes that failed is
+	// recorded job by job), so it keeps no state between runs.
 	j.WithOutcome(func(ctx context.Context) error {
+		seen := map[int64]bool{}
 		for _, id := range ids {
 			if seen[id] {
 				continue
