@@ -29,10 +29,11 @@ commands:
   user delete                   delete an account
   user generate-access-token    create an access token for an account
   user must-change-password     make accounts change their password at next sign-in
-  auth add-ldap|add-ldap-simple|update-ldap|update-ldap-simple|list|delete|sync
-                                manage the sign-in sources (LDAP)
+  auth add-ldap|add-ldap-simple|update-ldap|update-ldap-simple|add-smtp|update-smtp|list|delete|sync
+                                manage the sign-in sources (LDAP, SMTP)
   regenerate hooks              write the git hook scripts again, naming this binary
   config check                  check the configuration as 'cairn serve' would read it
+  sendmail                      mail every active account
 
 Admin commands work on an existing instance (the data directory and database
 that 'cairn serve' uses, also while it runs), named by --config/--data-dir or
@@ -98,6 +99,8 @@ func admin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return usageError{fmt.Sprintf("unknown command %q\n%s", "admin user "+args[1], adminUserUsage)}
 	case "config":
 		return adminConfig(ctx, args[1:], e)
+	case "sendmail":
+		return adminSendmail(ctx, args[1:], e)
 	case "auth":
 		return adminAuth(ctx, args[1:], e)
 	case "regenerate":

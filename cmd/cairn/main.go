@@ -43,6 +43,7 @@ commands:
   admin user generate-access-token    create an access token for an account
   admin user must-change-password     make accounts change their password at next sign-in
   admin regenerate hooks              write the git hook scripts again, naming this binary
+  admin sendmail                      mail every active account
   migrate                             apply pending database migrations (serve does it at start)
   doctor [--fix]                      check the instance (hooks, repository directories, stale files, database)
   dump --file FILE|-                  write one archive of the instance (also while it runs)

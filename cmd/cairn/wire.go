@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/authsource"
 	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
+	smtpsource "github.com/cairn-forge/cairn/internal/authsource/smtp"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/cors"
@@ -28,6 +29,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/githttp"
 	"github.com/cairn-forge/cairn/internal/hooks"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/mail"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/notify"
 	"github.com/cairn-forge/cairn/internal/oauth2"
@@ -102,6 +104,13 @@ type app struct {
 	// synchronisation of their users ([cron.sync_external_users]).
 	sources  *authsource.Service
 	syncTask *authsource.SyncTask
+
+	// mail sends mail (nil: [mailer] is off); timeCodes make and check
+	// the codes of activation and password reset links.
+	mail      *mail.Service
+	timeCodes *user.TimeCodes
+	// queueLease is how long the queue reserves a claimed job.
+	queueLease time.Duration
 
 	// web is the web interface.
 	web *web.Handler
@@ -301,6 +310,10 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		d.Close()
 		return nil, err
 	}
+	if err := a.wireMail(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	a.v1 = a.api()
 	a.v1.AddWebhookSources()
 	if a.web, err = a.webInterface(); err != nil {
@@ -342,7 +355,7 @@ func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*auths
 	if err != nil {
 		return nil, err
 	}
-	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
+	kinds := authsource.NewRegistry(append(ldapsource.Kinds(), smtpsource.Kinds()...)...)
 	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
 }
 
@@ -404,7 +417,7 @@ func (a *app) api() *v1.API {
 		Config: a.cfg, DB: a.db, Users: a.users, Tokens: a.tokens, Authn: a.authn, Access: a.access, Orgs: a.orgs,
 		Repos: a.repos, Templates: a.templates, Issues: a.issues, Pulls: a.pulls, Protect: a.protect, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
 		Avatars: a.avatars, Version: version, GPGKeys: a.gpgKeys, Signatures: a.signatures, Signer: a.signer, Webhooks: a.webhooks,
-		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources, SyncTask: a.syncTask,
+		Activity: a.activity, OAuth2: a.oauth2, Sources: a.sources, SyncTask: a.syncTask, Mail: a.mail,
 	})
 }
 
@@ -420,7 +433,7 @@ func (a *app) webInterface() (*web.Handler, error) {
 		Secret: secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
-		OAuth2Provider: a.oauth2Provider, Sources: a.sources, SecurityKeys: a.securityKeys,
+		OAuth2Provider: a.oauth2Provider, Sources: a.sources, SecurityKeys: a.securityKeys, Mail: a.mail, TimeCodes: a.timeCodes,
 	})
 }
 

@@ -78,6 +78,9 @@ type Config struct {
 
 	// CORS is [cors]: cross-origin access to the OAuth2 endpoints.
 	CORS CORSSection `section:"cors"`
+
+	// Mailer is [mailer]: outgoing mail.
+	Mailer MailerSection `section:"mailer"`
 }
 
 // CronSyncExternalUsersSection is [cron.sync_external_users], with Gitea's keys and defaults.
@@ -274,6 +277,10 @@ type ServiceSection struct {
 	EnableTimetracking    bool   `key:"ENABLE_TIMETRACKING" default:"true" doc:"Allow time tracking."`
 	EnableDependencies    bool   `key:"DEFAULT_ENABLE_DEPENDENCIES" default:"true" doc:"Issue dependencies are on in new repositories."`
 	DisableRegistration   bool   `key:"DISABLE_REGISTRATION" default:"false" doc:"Refuse sign-up through the web interface; administrators still create accounts (API, CLI)."`
+	RegisterEmailConfirm  bool   `key:"REGISTER_EMAIL_CONFIRM" default:"false" doc:"Accounts created by sign-up stay inactive until their owner follows the link mailed to them (needs [mailer] ENABLED)."`
+	EnableNotifyMail      bool   `key:"ENABLE_NOTIFY_MAIL" default:"false" doc:"Mail watchers and participants about issues and pull requests (needs [mailer] ENABLED); each user's e-mail notification preference applies."`
+	ActiveCodeLiveMinutes int    `key:"ACTIVE_CODE_LIVE_MINUTES" default:"180" doc:"Minutes an account activation link stays valid."`
+	ResetPasswdCodeLive   int    `key:"RESET_PASSWD_CODE_LIVE_MINUTES" default:"180" doc:"Minutes a password reset link stays valid."`
 	RequireSigninView     bool   `key:"REQUIRE_SIGNIN_VIEW" default:"false" doc:"Only signed-in users see anything: web pages and downloads send others to the sign-in page, the API answers 401, git over HTTP asks for credentials and anonymous SSH clones are off."`
 }
 

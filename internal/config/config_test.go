@@ -264,7 +264,7 @@ func TestChanged(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	ini := "APP_NAME = Forge\nFOO = 1\n[server]\nROOT_URL = http://x/\nLFS_START_SERVER = true\nROOTURL = typo\n" +
-		"[mailer]\nENABLED = true\nPASSWD = mail-secret\n[cron.update_checker]\nENABLED = false\n[repository.issue]\nMAX_PINNED = 2\nLOCK_REASONS = a,b\n" +
+		"[cache]\nENABLED = true\nPASSWD = mail-secret\n[cron.update_checker]\nENABLED = false\n[repository.issue]\nMAX_PINNED = 2\nLOCK_REASONS = a,b\n" +
 		"[my-plugin]\nX = 1\n[Server]\nHTTP_PORT = 1\n"
 	c := mustLoad(t, ini, nil)
 	want := []string{
@@ -272,8 +272,8 @@ func TestWarnings(t *testing.T) {
 		"FOO (top level): unknown key",
 		"[server] LFS_START_SERVER: not supported yet",
 		"[server] ROOTURL: unknown key",
-		"[mailer] ENABLED: not supported yet",
-		"[mailer] PASSWD: not supported yet",
+		"[cache] ENABLED: not supported yet",
+		"[cache] PASSWD: not supported yet",
 		"[cron.update_checker] ENABLED: not supported yet",
 		"[repository.issue] LOCK_REASONS: not supported yet",
 		"[my-plugin] X: unknown key",
@@ -307,12 +307,12 @@ func TestWarnings(t *testing.T) {
 
 func TestEnvWarnings(t *testing.T) {
 	env := []string{"PATH=/bin", "CAIRN_SERVER_ROOT_URL=http://x/", "CAIRN_REPOSITORY_ISSUE_MAX_PINNED=2", "CAIRN_DATA_DIR=/d",
-		"CAIRN_ADMIN_PASSWORD=pw", "CAIRN_INTERNAL_TOKEN=t", "CAIRN_SERVER_ROOTURL=typo", "CAIRN_MAILER_ENABLED=true", "XCAIRN_Y=1"}
+		"CAIRN_ADMIN_PASSWORD=pw", "CAIRN_INTERNAL_TOKEN=t", "CAIRN_SERVER_ROOTURL=typo", "CAIRN_CACHE_ENABLED=true", "XCAIRN_Y=1"}
 	var got []string
 	for _, w := range EnvWarnings(env) {
 		got = append(got, w.Name()+": "+w.Reason())
 	}
-	want := "CAIRN_MAILER_ENABLED (environment): unknown variable\nCAIRN_SERVER_ROOTURL (environment): unknown variable"
+	want := "CAIRN_CACHE_ENABLED (environment): unknown variable\nCAIRN_SERVER_ROOTURL (environment): unknown variable"
 	if strings.Join(got, "\n") != want {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}

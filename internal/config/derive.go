@@ -167,7 +167,7 @@ func (c *Config) validate() error {
 	if c.Log.Level == "warning" {
 		c.Log.Level = "warn"
 	}
-	return nil
+	return c.deriveMailer()
 }
 
 // RedactedDatabaseURL is DatabaseURL without its password.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -14,6 +15,8 @@ type loginPage struct {
 	Name       string
 	RedirectTo string
 	Error      string
+	// ForgotPassword shows the link to password recovery (mail is on).
+	ForgotPassword bool
 }
 
 func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
@@ -21,14 +24,15 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, safeRedirect(r.URL.Query().Get("redirect_to")), http.StatusSeeOther)
 		return nil
 	}
-	return h.render(w, r, http.StatusOK, "login", "Sign in", loginPage{RedirectTo: safeRedirect(r.URL.Query().Get("redirect_to"))})
+	return h.render(w, r, http.StatusOK, "login", "Sign in", loginPage{RedirectTo: safeRedirect(r.URL.Query().Get("redirect_to")),
+		ForgotPassword: h.Mail != nil})
 }
 
 // login checks a user name or e-mail and password (throttled like every
 // password check) and starts a session.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	name := strings.TrimSpace(r.PostFormValue("user_name"))
-	data := loginPage{Name: name, RedirectTo: safeRedirect(r.PostFormValue("redirect_to"))}
+	data := loginPage{Name: name, RedirectTo: safeRedirect(r.PostFormValue("redirect_to")), ForgotPassword: h.Mail != nil}
 	u, err := h.Users.Authenticate(r.Context(), name, r.PostFormValue("password"), r.RemoteAddr)
 	switch {
 	case errs.Is(err, errs.KindUnauthorized):
@@ -39,6 +43,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		return h.render(w, r, http.StatusTooManyRequests, "login", "Sign in", data)
 	case err != nil:
 		return err
+	case !u.IsActive && !u.ProhibitLogin && u.Type == user.TypeIndividual && h.confirmRegistration():
+		// The password is right but the account awaits activation: a new
+		// activation mail (unless one is still waiting to go out).
+		if err := h.Mail.SendActivation(r.Context(), u); err != nil {
+			return err
+		}
+		return h.activationSent(w, r, u)
 	case !u.CanSignIn():
 		data.Error = "This account may not sign in. Ask an administrator."
 		return h.render(w, r, http.StatusOK, "login", "Sign in", data)
@@ -97,13 +108,27 @@ func (h *Handler) signUp(w http.ResponseWriter, r *http.Request) error {
 		return h.render(w, r, http.StatusUnprocessableEntity, "signup", "Sign up", data)
 	}
 	vis, _ := user.ParseVisibility(h.Config.Service.DefaultUserVisibility)
-	u, err := h.Users.Create(r.Context(), user.CreateOptions{Name: data.Name, Email: data.Email, Password: pw, Active: true, Visibility: vis})
+	confirm := h.confirmRegistration()
+	var u *user.User
+	// With REGISTER_EMAIL_CONFIRM the account starts inactive and its
+	// activation mail is queued in the same transaction.
+	err := h.DB.WithTx(r.Context(), func(ctx context.Context) error {
+		var err error
+		u, err = h.Users.Create(ctx, user.CreateOptions{Name: data.Name, Email: data.Email, Password: pw, Active: !confirm, Visibility: vis})
+		if err != nil || !confirm {
+			return err
+		}
+		return h.Mail.SendActivation(ctx, u)
+	})
 	if err != nil {
 		if !userError(err) {
 			return err
 		}
 		data.Error = errMessage(err, "The account could not be created.")
 		return h.render(w, r, http.StatusUnprocessableEntity, "signup", "Sign up", data)
+	}
+	if confirm {
+		return h.activationSent(w, r, u)
 	}
 	if _, err := h.sessions.Create(r.Context(), w, u); err != nil {
 		return err

@@ -178,7 +178,8 @@ func (h *Handler) gate(next http.Handler) http.Handler {
 			return
 		case u == nil && h.Config.Service.RequireSigninView && !open &&
 			p != "/user/login" && p != "/user/sign_up" && p != "/user/two_factor" && p != "/user/two_factor_scratch" &&
-			p != "/user/webauthn" && p != "/user/webauthn/assertion":
+			p != "/user/webauthn" && p != "/user/webauthn/assertion" &&
+			!isAccountMailPage(p):
 			h.redirectToLogin(w, r)
 			return
 		}

@@ -30,6 +30,7 @@ func (h *Handler) routes() chi.Router {
 	r.Post("/user/logout", h.page(h.logout))
 	r.Get("/user/change_password", h.page(h.changePasswordForm))
 	r.Post("/user/change_password", h.page(h.changePassword))
+	h.accountMailRoutes(r)
 
 	h.exploreRoutes(r)
 	h.settingsRoutes(r)

@@ -63,4 +63,5 @@ func (h *Handler) adminRoutes(r chi.Router) {
 	r.Post(admin+"/auths/{id}", h.adminOnly(h.adminUpdateAuth))
 	r.Post(admin+"/auths/{id}/delete", h.adminOnly(h.adminDeleteAuth))
 	r.Get(admin+"/config", h.adminOnly(h.adminConfig))
+	r.Post(admin+"/config/test_mail", h.adminOnly(h.adminTestMail))
 }

@@ -2,10 +2,12 @@ package web
 
 import (
 	"net/http"
+	"net/mail"
 	"path/filepath"
 	"strings"
 
 	"github.com/cairn-forge/cairn/internal/config"
+	"github.com/cairn-forge/cairn/internal/errs"
 )
 
 // configRow is one key of the configuration with its effective value.
@@ -31,6 +33,8 @@ type adminConfigPage struct {
 	Sections []configSection
 	// Ignored are the keys of the file without effect.
 	Ignored []config.KeyWarning
+	// MailOn shows the test mail form.
+	MailOn bool
 }
 
 // adminConfig serves GET /-/admin/config: the effective configuration, the
@@ -47,7 +51,7 @@ func (h *Handler) adminConfig(w http.ResponseWriter, r *http.Request) error {
 	p := adminConfigPage{adminPage: newAdminPage("config"), ConfigFile: c.ConfigFile, ConfigFileFound: c.ConfigFileFound,
 		Fixed: [][2]string{{"Data directory", c.DataDir}, {"HTTP address", c.HTTPAddr}, {"SSH address", c.SSHAddr},
 			{"Root URL", c.RootURL}, {"Database", database}, {"Repositories", c.RepositoryRoot()}},
-		Ignored: c.Warnings}
+		Ignored: c.Warnings, MailOn: h.Mail != nil}
 	changed := map[string]config.Setting{}
 	for _, s := range c.Changed {
 		changed[s.Section+"\x00"+s.Name] = s
@@ -66,4 +70,24 @@ func (h *Handler) adminConfig(w http.ResponseWriter, r *http.Request) error {
 		sec.Keys = append(sec.Keys, row)
 	}
 	return h.render(w, r, http.StatusOK, "admin_config", "Configuration", p)
+}
+
+// adminTestMail serves POST /-/admin/config/test_mail (Gitea's): a test
+// mail to an address, queued like every mail.
+func (h *Handler) adminTestMail(w http.ResponseWriter, r *http.Request) error {
+	if h.Mail == nil {
+		return errs.NotFound("no such page")
+	}
+	to := strings.TrimSpace(r.PostFormValue("email"))
+	if _, err := mail.ParseAddress(to); err != nil || len(to) > 255 {
+		h.flash(w, "error", "That is not an e-mail address.")
+		http.Redirect(w, r, "/-/admin/config", http.StatusSeeOther)
+		return nil
+	}
+	if err := h.Mail.SendText(r.Context(), "", to, "Cairn test mail", "This is a test mail from Cairn: mail works."); err != nil {
+		return err
+	}
+	h.flash(w, "success", "A test mail to "+to+" is on its way.")
+	http.Redirect(w, r, "/-/admin/config", http.StatusSeeOther)
+	return nil
 }

@@ -17,6 +17,10 @@ type accountSettingsPage struct {
 	// PasswordError and EmailError are the last refusal of each form.
 	PasswordError, EmailError string
 	NewEmail                  string
+	// EmailPreference is the e-mail notification preference; MailOn
+	// tells whether notification mails are sent at all.
+	EmailPreference string
+	MailOn          bool
 }
 
 func (h *Handler) renderAccountSettings(w http.ResponseWriter, r *http.Request, status int, data accountSettingsPage) error {
@@ -30,6 +34,10 @@ func (h *Handler) renderAccountSettings(w http.ResponseWriter, r *http.Request, 
 		u.ID, visitorOf(r).sess.ID, h.Now().Unix()); err != nil {
 		return err
 	}
+	if data.EmailPreference, err = h.Users.EmailNotifications(ctx, u.ID); err != nil {
+		return err
+	}
+	data.MailOn = h.Mail != nil && h.Config.Service.EnableNotifyMail
 	data.Tabs = settingsTabs("/user/settings/account")
 	return h.render(w, r, status, "user_settings_account", "Account settings", data)
 }
@@ -95,6 +103,17 @@ func (h *Handler) emailAction(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	u := doer(r)
+	if r.PostFormValue("_method") == "NOTIFICATION" { // Gitea's form for the e-mail notification preference
+		if err := h.Users.SetEmailNotifications(ctx, u.ID, r.PostFormValue("preference")); err != nil {
+			if !userError(err) {
+				return err
+			}
+			return h.renderAccountSettings(w, r, http.StatusUnprocessableEntity, accountSettingsPage{EmailError: errMessage(err, "The preference was refused.")})
+		}
+		h.flash(w, "success", "Your e-mail notification preference has been saved.")
+		http.Redirect(w, r, "/user/settings/account", http.StatusSeeOther)
+		return nil
+	}
 	if r.PostFormValue("action") == "primary" {
 		addr, err := h.ownEmail(r, r.PostFormValue("email"))
 		if err != nil {

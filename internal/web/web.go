@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/git"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/mail"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/org"
@@ -78,6 +79,10 @@ type Deps struct {
 	OAuth2Provider *oauth2.Provider
 	// Sources are the sign-in sources the administration lists (nil: none).
 	Sources *authsource.Service
+	// Mail queues account mails (nil: [mailer] is off, and the pages that
+	// need it answer 404); TimeCodes checks the codes of their links.
+	Mail      *mail.Service
+	TimeCodes *user.TimeCodes
 	// Started is when the server started (the administration's uptime).
 	Started time.Time
 	// Secret is the instance secret; CSRF tokens and signed cookies are

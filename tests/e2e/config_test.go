@@ -79,7 +79,8 @@ func TestConfigGiteaAppIni(t *testing.T) {
 		"\nROOT_URL = http://localhost:%(HTTP_PORT)s/\nSTART_SSH_SERVER = true\nSSH_LISTEN_HOST = 127.0.0.1\nSSH_LISTEN_PORT = " + sshPort +
 		"\nSSH_DOMAIN = git.example.com\nSSH_PORT = 22\nLFS_START_SERVER = true\nFANCY_OPTION = on\n\n[database]\n" + cfgDatabaseSection(t, testDatabaseURL(t), sqlitePath) +
 		"\n[repository]\nROOT = " + repoRoot + "\nMAX_CREATION_LIMIT = 1\nDEFAULT_PRIVATE = public\n\n[service]\nDEFAULT_ORG_VISIBILITY = limited\n" +
-		"\n[api]\nENABLE_SWAGGER = false\n\n[log]\nLEVEL = Info\n\n[metrics]\nENABLED = false\n\n[mailer]\nENABLED = true\nPASSWD = mail-secret\n"
+		"\n[api]\nENABLE_SWAGGER = false\n\n[log]\nLEVEL = Info\n\n[metrics]\nENABLED = false\n\n[cache]\nENABLED = true\nPASSWD = cache-secret\n" +
+		"\n[mailer]\nENABLED = true\nPROTOCOL = dummy\nFROM = forge@example.com\nPASSWD = mail-secret\n"
 	if err := os.WriteFile(ini, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestConfigGiteaAppIni(t *testing.T) {
 	for key, reason := range map[string]string{
 		`"APP_NAME (top level)"`: "not supported yet", `"RUN_MODE (top level)"`: "not supported yet",
 		`"[server] LFS_START_SERVER"`: "not supported yet", `"[server] FANCY_OPTION"`: "unknown key",
-		`"[mailer] ENABLED"`: "not supported yet", `"[mailer] PASSWD"`: "not supported yet",
+		`"[cache] ENABLED"`: "not supported yet", `"[cache] PASSWD"`: "not supported yet",
 	} {
 		n := 0
 		for _, line := range strings.Split(logs, "\n") {
@@ -173,7 +174,7 @@ func TestConfigGiteaAppIni(t *testing.T) {
 	if !strings.Contains(logs, "environment variable ignored: unknown variable\" variable=CAIRN_SERVER_ROOTURL") {
 		t.Errorf("no warning about the misspelt CAIRN_SERVER_ROOTURL:\n%s", logs)
 	}
-	if strings.Contains(logs, "mail-secret") || strings.Contains(logs, "http://typo/") {
+	if strings.Contains(logs, "mail-secret") || strings.Contains(logs, "cache-secret") || strings.Contains(logs, "http://typo/") {
 		t.Error("a value of the file reached the log")
 	}
 }
@@ -237,7 +238,7 @@ func TestAdminConfigCheck(t *testing.T) {
 	ini := filepath.Join(dir, "app.ini")
 	content := "[server]\nHTTP_ADDR = 0.0.0.0\nHTTP_PORT = 3456\nDOMAIN = git.example.com\nDISABLE_SSH = true\nROOTURL = typo\n" +
 		"[database]\nDB_TYPE = postgres\nHOST = db.internal\nNAME = forge\nUSER = cairn\nPASSWD = pg-secret-pw\n" +
-		"[metrics]\nENABLED = true\nTOKEN = metrics-secret-token\n[mailer]\nENABLED = true\n[repository]\nFORCE_PRIVATE = false\n"
+		"[metrics]\nENABLED = true\nTOKEN = metrics-secret-token\n[cache]\nENABLED = true\n[mailer]\nENABLED = true\nFROM = f@example.com\nSMTP_ADDR = mail.internal\nPASSWD = smtp-secret-pw\n[repository]\nFORCE_PRIVATE = false\n"
 	if err := os.WriteFile(ini, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +260,15 @@ func TestAdminConfigCheck(t *testing.T) {
 		"  [metrics] TOKEN = (set, hidden) (file)\n",
 		"  [repository] MAX_CREATION_LIMIT = 3 (CAIRN_REPOSITORY_MAX_CREATION_LIMIT)\n",
 		"  [server] ROOTURL: unknown key\n",
-		"  [mailer] ENABLED: not supported yet\n",
+		"  [cache] ENABLED: not supported yet\n",
+		"  [mailer] PASSWD = (set, hidden) (file)\n",
 		"  CAIRN_SERVER_HTTPPORT (environment): unknown variable\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("config check output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, secret := range []string{"pg-secret-pw", "metrics-secret-token"} {
+	for _, secret := range []string{"pg-secret-pw", "metrics-secret-token", "smtp-secret-pw"} {
 		if strings.Contains(out+errOut, secret) {
 			t.Errorf("config check printed a secret:\n%s", out)
 		}

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,9 +58,19 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 	}
 	mustChange := o.MustChangePassword == nil || *o.MustChangePassword
 	restricted := o.Restricted != nil && *o.Restricted
-	u, err := a.Users.Create(r.Context(), user.CreateOptions{
-		Name: o.Username, Email: o.Email, Password: o.Password, FullName: o.FullName, LoginName: o.LoginName,
-		SourceID: o.SourceID, LoginType: loginType, MustChangePassword: mustChange, IsRestricted: restricted, Visibility: vis, Active: true,
+	// With send_notify (and mail on), the welcome mail is queued in the
+	// account's transaction, as Gitea sends it.
+	var u *user.User
+	err = a.DB.WithTx(r.Context(), func(ctx context.Context) error {
+		var err error
+		u, err = a.Users.Create(ctx, user.CreateOptions{
+			Name: o.Username, Email: o.Email, Password: o.Password, FullName: o.FullName, LoginName: o.LoginName,
+			SourceID: o.SourceID, LoginType: loginType, MustChangePassword: mustChange, IsRestricted: restricted, Visibility: vis, Active: true,
+		})
+		if err != nil || !o.SendNotify || a.Mail == nil {
+			return err
+		}
+		return a.Mail.SendRegisterNotify(ctx, u)
 	})
 	if err != nil {
 		a.fail(w, r, passwordStatus400(err))

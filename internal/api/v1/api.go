@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/issue"
+	"github.com/cairn-forge/cairn/internal/mail"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/oauth2"
 	"github.com/cairn-forge/cairn/internal/org"
@@ -60,7 +61,10 @@ type Deps struct {
 	// Activity records and reads activity feeds (nil: no feed routes answer).
 	Activity *activity.Service
 	// OAuth2 keeps the accounts' OAuth2 applications (nil: no routes).
-	OAuth2  *oauth2.Service
+	OAuth2 *oauth2.Service
+	// Mail queues mails (nil: [mailer] is off): the welcome mail of
+	// send_notify.
+	Mail    *mail.Service
 	Version string // Cairn's own version, e.g. 0.1.0
 	// Sources are the sign-in sources that source_id of the admin user
 	// routes names (nil: none exists).

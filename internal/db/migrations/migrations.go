@@ -30,6 +30,7 @@ func All() []db.Migration {
 		oauth2Grants0021(),
 		loginSources0022(),
 		oauth2Nonce0023(),
+		mail0024(),
 		webauthn0025(),
 	}
 }
