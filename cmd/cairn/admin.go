@@ -29,8 +29,8 @@ commands:
   user delete                   delete an account
   user generate-access-token    create an access token for an account
   user must-change-password     make accounts change their password at next sign-in
-  auth add-ldap|add-ldap-simple|update-ldap|update-ldap-simple|add-smtp|update-smtp|list|delete|sync
-                                manage the sign-in sources (LDAP, SMTP)
+  auth add-ldap|add-ldap-simple|update-ldap|update-ldap-simple|list|delete|sync
+                                manage the sign-in sources (LDAP)
   regenerate hooks              write the git hook scripts again, naming this binary
   config check                  check the configuration as 'cairn serve' would read it
   sendmail                      mail every active account

@@ -19,7 +19,6 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/authsource"
 	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
-	smtpsource "github.com/cairn-forge/cairn/internal/authsource/smtp"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/cors"
@@ -355,7 +354,7 @@ func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*auths
 	if err != nil {
 		return nil, err
 	}
-	kinds := authsource.NewRegistry(append(ldapsource.Kinds(), smtpsource.Kinds()...)...)
+	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
 	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
 }
 

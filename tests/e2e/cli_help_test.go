@@ -32,8 +32,6 @@ func TestCLIHelp(t *testing.T) {
 		{[]string{"admin", "regenerate"}, []string{"hooks"}},
 		{[]string{"admin", "regenerate", "hooks"}, []string{"hook scripts", "--data-dir"}},
 		{[]string{"admin", "sendmail"}, []string{"--title", "--content", "--force"}},
-		{[]string{"admin", "auth", "add-smtp"}, []string{"--name", "--host", "--port", "--auth-type", "--force-smtps", "--allowed-domains"}},
-		{[]string{"admin", "auth", "update-smtp"}, []string{"--id", "--skip-verify", "--helo-hostname", "--disable-helo"}},
 		{[]string{"hook"}, []string{"pre-receive"}},
 	} {
 		for _, h := range []string{"--help", "-h"} {

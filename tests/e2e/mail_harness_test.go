@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"mime"
@@ -192,7 +193,7 @@ func (s *mailSession) AuthMechanisms() []string { return s.mechs }
 func (s *mailSession) Auth(mech string) (sasl.Server, error) {
 	check := func(user, pw string) error {
 		if user != s.m.User || pw != s.m.Password {
-			return smtp.ErrAuthFailed // 535, as mail servers answer
+			return errors.New("invalid credentials")
 		}
 		s.authUser = user
 		return nil
