@@ -20,6 +20,10 @@ commands:
   add-ldap-simple       add an LDAP source (simple auth, a user DN template)
   update-ldap           change an LDAP source (via a bind DN)
   update-ldap-simple    change an LDAP source (simple auth)
+  add-smtp              add an SMTP source
+  update-smtp           change an SMTP source
+  add-pam               add a PAM source (binaries built with -tags pam)
+  update-pam            change a PAM source
   list                  list the sign-in sources
   delete                delete a sign-in source no account uses
   sync                  synchronise the users of the sources now
@@ -44,6 +48,14 @@ func adminAuth(ctx context.Context, args []string, e adminEnv) error {
 		return adminAuthLDAP(ctx, args[1:], e, authsource.TypeLDAP, true)
 	case "update-ldap-simple":
 		return adminAuthLDAP(ctx, args[1:], e, authsource.TypeDLDAP, true)
+	case "add-smtp":
+		return adminAuthSMTP(ctx, args[1:], e, false)
+	case "update-smtp":
+		return adminAuthSMTP(ctx, args[1:], e, true)
+	case "add-pam":
+		return adminAuthPAM(ctx, args[1:], e, false)
+	case "update-pam":
+		return adminAuthPAM(ctx, args[1:], e, true)
 	case "list":
 		return adminAuthList(ctx, args[1:], e)
 	case "delete":

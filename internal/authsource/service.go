@@ -76,6 +76,9 @@ func (s *Service) scan(row scanner) (*Source, error) {
 		return nil, &badSource{fmt.Errorf("login source %d (%s): type %d (%s) is not supported by this binary", src.ID, src.Name, src.Type, src.Type)}
 	}
 	c, err := kind.Decode([]byte(cfg), s.box)
+	if errors.Is(err, ErrNotBuilt) {
+		return nil, &badSource{fmt.Errorf("login source %d (%s): type %d (%s) cannot be used: %w", src.ID, src.Name, src.Type, src.Type, err)}
+	}
 	if err != nil {
 		return nil, &badSource{fmt.Errorf("login source %d (%s): its settings cannot be read: %w", src.ID, src.Name, err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,5 +210,28 @@ func TestSyncNeverDeactivatesAfterAFailedOrEmptyListing(t *testing.T) {
 	}
 	if res, err := s.Sync(ctx, src, true); err != nil || !active("dan") || res.Updated != 2 {
 		t.Fatalf("dan back: %+v %v", res, err)
+	}
+}
+
+// A stored source of a kind this binary was built without (PAM without the
+// pam tag) is reported as such, and does not stop the other sources.
+func TestSourceNotBuiltIsReported(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t)
+	notBuilt := Kind{Type: TypePAM, Decode: func([]byte, Sealer) (Config, error) {
+		return nil, fmt.Errorf("PAM is missing: %w", ErrNotBuilt)
+	}}
+	s := NewService(d, reverseBox{}, NewRegistry(notBuilt), user.NewService(d, user.Options{}), nil)
+	id, err := d.Insert(ctx, "INSERT INTO login_source (type, name, is_active, is_sync_enabled, cfg, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		TypePAM, "host", true, false, "{}", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Get(ctx, id)
+	if err == nil || !errors.Is(err, ErrNotBuilt) || !strings.Contains(err.Error(), "type 4 (PAM) cannot be used: PAM is missing") {
+		t.Fatalf("Get: %v", err)
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("List: %v %v", list, err)
 	}
 }

@@ -1,7 +1,6 @@
 // Package authsource keeps the external sign-in sources (login_source):
-// their storage, the registry of source kinds (LDAP today; SMTP and PAM can
-// be added as packages of their own that provide a Kind, with no change
-// here), the checks of their users' passwords for internal/user, and the
+// their storage, the registry of source kinds (LDAP, SMTP and PAM, each a
+// package of its own that provides a Kind), the checks of their users' passwords for internal/user, and the
 // scheduled synchronisation of their users.
 package authsource
 
@@ -73,6 +72,10 @@ type ExternalUser struct {
 // user and a wrong password are the same answer. Any other error from a
 // source means it could not answer.
 var ErrRejected = errors.New("unknown user or wrong password")
+
+// ErrNotBuilt is wrapped by a kind's Decode when this binary was built
+// without what the kind needs (PAM without the "pam" build tag).
+var ErrNotBuilt = errors.New("not built into this binary")
 
 // Sealer encrypts secrets at rest (webhook.SecretBox, with the instance secret).
 type Sealer interface {
