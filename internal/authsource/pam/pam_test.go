@@ -8,7 +8,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/authsource"
 )
 
-func TestValidate(t *testing.T) {
+func TestPAMValidate(t *testing.T) {
 	if !Built {
 		if err := (&Config{ServiceName: "login"}).Validate(); !errors.Is(err, authsource.ErrNotBuilt) {
 			t.Fatalf("without the pam tag: %v", err)
@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestRefusedWithoutAsking(t *testing.T) {
+func TestPAMRefusedWithoutAsking(t *testing.T) {
 	c := &Config{ServiceName: "cairn-no-such-service"}
 	for _, lp := range [][2]string{{"", "pw"}, {"a", ""}, {"a\x00b", "pw"}, {"a\nb", "pw"}, {"a", "p\x00w"}} {
 		if _, err := c.Authenticate(context.Background(), lp[0], lp[1]); !errors.Is(err, authsource.ErrRejected) {
