@@ -71,7 +71,7 @@ type ldapFlags struct {
 	name, securityProtocol, host, userSearchBase, userFilter, adminFilter, restrictedFilter           *string
 	usernameAttr, firstnameAttr, surnameAttr, emailAttr, sshKeyAttr, avatarAttr, bindDN, bindPassword *string
 	bindPasswordFile, userDN                                                                          *string
-	notActive, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser                   *bool
+	notActive, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser, skipLocal2FA     *bool
 	port                                                                                              *int
 	pageSize                                                                                          *uint
 }
@@ -82,6 +82,7 @@ func addLDAPFlags(fs *flag.FlagSet, mode authsource.Type) ldapFlags {
 		notActive:          fs.Bool("not-active", false, "deactivate the source"),
 		securityProtocol:   fs.String("security-protocol", "", "`PROTOCOL`: Unencrypted, LDAPS or StartTLS"),
 		skipTLSVerify:      fs.Bool("skip-tls-verify", false, "do not verify the server's TLS certificate"),
+		skipLocal2FA:       fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor"),
 		host:               fs.String("host", "", "the LDAP server's `HOST`"),
 		port:               fs.Int("port", 0, "the LDAP server's `PORT`"),
 		userFilter:         fs.String("user-filter", "", "LDAP `FILTER` that finds the user signing in; %s stands for the login"),
@@ -134,6 +135,7 @@ func (f ldapFlags) apply(c *adminCommand, src *authsource.Source, cfg *ldapsourc
 		cfg.SecurityProtocol = p
 	}
 	boolean("skip-tls-verify", &cfg.SkipVerify, f.skipTLSVerify)
+	boolean("skip-local-2fa", &cfg.SkipLocalTwoFA, f.skipLocal2FA)
 	str("host", &cfg.Host, f.host)
 	if c.given("port") {
 		cfg.Port = *f.port

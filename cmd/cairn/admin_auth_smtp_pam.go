@@ -34,6 +34,7 @@ func adminAuthSMTP(ctx context.Context, args []string, e adminEnv, update bool) 
 	helo := c.fs.String("helo-hostname", "", "`NAME` sent with EHLO (empty: this host's name)")
 	disableHelo := c.fs.Bool("disable-helo", false, "do not send Cairn's own EHLO name")
 	domains := c.fs.String("allowed-domains", "", "comma-separated e-mail `DOMAINS` whose logins may sign in (empty: any)")
+	skipLocal2FA := c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
 	active := c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
 	if done, err := c.parse(args, &e); done || err != nil {
 		return err
@@ -83,6 +84,7 @@ func adminAuthSMTP(ctx context.Context, args []string, e adminEnv, update bool) 
 	set("helo-hostname", func() { cfg.HeloHostname = *helo })
 	set("disable-helo", func() { cfg.DisableHelo = *disableHelo })
 	set("allowed-domains", func() { cfg.AllowedDomains = *domains })
+	set("skip-local-2fa", func() { cfg.SkipLocalTwoFA = *skipLocal2FA })
 	return saveSource(ctx, a, e, src, update)
 }
 
@@ -105,6 +107,7 @@ func adminAuthPAM(ctx context.Context, args []string, e adminEnv, update bool) e
 	name := c.fs.String("name", "", "the source's `NAME`")
 	service := c.fs.String("service-name", "", "the PAM `SERVICE` (a file under /etc/pam.d)")
 	domain := c.fs.String("email-domain", "", "e-mail `DOMAIN` of the accounts (login@DOMAIN); empty: a made-up address")
+	skipLocal2FA := c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
 	active := c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
 	if done, err := c.parse(args, &e); done || err != nil {
 		return err
@@ -148,6 +151,9 @@ func adminAuthPAM(ctx context.Context, args []string, e adminEnv, update bool) e
 	}
 	if c.given("email-domain") {
 		cfg.EmailDomain = *domain
+	}
+	if c.given("skip-local-2fa") {
+		cfg.SkipLocalTwoFA = *skipLocal2FA
 	}
 	return saveSource(ctx, a, e, src, update)
 }

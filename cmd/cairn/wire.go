@@ -244,6 +244,7 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a.users.SetExternalSources(a.sources)
+	a.authn.SetLocalTwoFASkipper(a.sources)
 	cron := cfg.CronSyncExternalUsers
 	if a.syncTask, err = a.sources.NewSyncTask(cron.Schedule, cron.Enabled, cron.RunAtStart, cron.UpdateExisting); err != nil {
 		d.Close()

@@ -227,6 +227,22 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 	})
 }
 
+// SkipsLocalTwoFA tells whether u, an account of an active source whose
+// settings say so, signs in without its local second factor. A local
+// account, or a source that cannot be read, answers false: the second
+// factor is asked.
+func (s *Service) SkipsLocalTwoFA(ctx context.Context, u *user.User) bool {
+	if u == nil || u.LoginSource == 0 {
+		return false
+	}
+	src, err := s.Get(ctx, u.LoginSource)
+	if err != nil || !src.IsActive {
+		return false
+	}
+	sk, ok := src.Config.(TwoFactorSkipper)
+	return ok && sk.SkipsLocalTwoFA()
+}
+
 // Check checks an account of the source sourceID (user.ExternalSources).
 func (s *Service) Check(ctx context.Context, sourceID int64, loginName, pw string) (*user.ExternalAccount, error) {
 	src, err := s.Get(ctx, sourceID)

@@ -94,6 +94,13 @@ type Config interface {
 	Validate() error
 }
 
+// TwoFactorSkipper is a Config whose accounts may sign in without their
+// local second factor (Gitea's SkipLocalTwoFA: the source is trusted to
+// have checked enough).
+type TwoFactorSkipper interface {
+	SkipsLocalTwoFA() bool
+}
+
 // Lister is a Config whose users can be listed, for synchronisation.
 type Lister interface {
 	// CanList tells whether these settings allow listing at all.

@@ -226,3 +226,70 @@ func TestSMTPSourceCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceSkipLocalTwoFA: an account of a source with --skip-local-2fa
+// signs in with its password alone although it enrolled TOTP (web, API and
+// git over HTTP); without the setting it is asked for its code.
+func TestSourceSkipLocalTwoFA(t *testing.T) {
+	mail := StartSMTPAuthServer(t, false)
+	mail.AddUser("erin@example.org", "erin-secret")
+	s := StartServer(t, WithEnv("SSL_CERT_FILE="+mail.CAFile))
+	sid := strconv.FormatInt(addLDAPSource(t, s, "add-smtp", "--name", "mail", "--host", "127.0.0.1", "--port", strconv.Itoa(mail.Port)), 10)
+	w := s.Web(t)
+	w.SignIn("erin@example.org", "erin-secret")
+	if r := s.Do("POST", "api/v1/user/repos", Basic("erin", "erin-secret"), JSON(map[string]any{"name": "vault", "private": true, "auto_init": true})); r.Status != 201 {
+		t.Fatalf("create repository: %d %s", r.Status, r.Body)
+	}
+	for time.Now().Unix()%30 > 20 {
+		time.Sleep(time.Second)
+	}
+	base := time.Now().Unix() / 30
+	m := twoFASecret.FindStringSubmatch(w.Get("user/settings/security/two_factor/enroll").Body)
+	if m == nil {
+		t.Fatal("no TOTP secret on the enrolment page")
+	}
+	w.Post("user/settings/security/two_factor/enroll", url.Values{"passcode": {totpAt(t, m[1], base-1)}}).
+		MustContain(t, 200, "is <strong>enabled</strong>")
+
+	// webSignIn posts the form and returns where it sends erin.
+	webSignIn := func() string {
+		b := s.Web(t)
+		b.Get("user/login")
+		p := b.Post("user/login", url.Values{"user_name": {"erin@example.org"}, "password": {"erin-secret"}})
+		if p.Status != 303 {
+			t.Fatalf("sign-in: %d %s", p.Status, p.Body)
+		}
+		return p.Location
+	}
+	dir := t.TempDir()
+	gitClone := func(name string) error {
+		clone := exec.Command("git", "clone", "http://erin:erin-secret@"+s.HTTPAddr+"/erin/vault.git", dir+"/"+name)
+		clone.Env = rtGitEnv(dir)
+		out, err := clone.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	}
+	passwordAlone := func(want bool) {
+		t.Helper()
+		r := s.Do("GET", "api/v1/user", Basic("erin@example.org", "erin-secret"))
+		loc := webSignIn()
+		err := gitClone(fmt.Sprintf("c%d", time.Now().UnixNano()))
+		if want && (r.Status != 200 || loc == "/user/two_factor" || err != nil) {
+			t.Fatalf("with --skip-local-2fa: API %d %s, web to %s, git %v", r.Status, r.Body, loc, err)
+		}
+		if !want && (r.Status != 401 || loc != "/user/two_factor" || err == nil) {
+			t.Fatalf("without --skip-local-2fa: API %d %s, web to %s, git %v", r.Status, r.Body, loc, err)
+		}
+	}
+	passwordAlone(false)
+	if out, err := s.Cairn("admin", "auth", "update-smtp", "--id", sid, "--skip-local-2fa"); err != nil {
+		t.Fatalf("update-smtp --skip-local-2fa: %v\n%s", err, out)
+	}
+	passwordAlone(true)
+	if out, err := s.Cairn("admin", "auth", "update-smtp", "--id", sid, "--skip-local-2fa=false"); err != nil {
+		t.Fatalf("update-smtp --skip-local-2fa=false: %v\n%s", err, out)
+	}
+	passwordAlone(false)
+}
