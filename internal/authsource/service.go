@@ -333,7 +333,7 @@ func (s *Service) logOutage(src *Source, err error) {
 func (s *Service) account(src *Source, loginName string, eu *ExternalUser) *user.ExternalAccount {
 	ea := &user.ExternalAccount{
 		SourceID: src.ID, SourceType: int(src.Type), LoginName: loginName, Name: eu.Name, FullName: eu.FullName,
-		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted, Avatar: eu.Avatar,
+		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted, Avatar: eu.Avatar, NameFromLogin: eu.NameFromLogin,
 	}
 	if eu.KeysManaged {
 		ea.SSHKeys = eu.SSHKeys

@@ -54,9 +54,13 @@ type Source struct {
 // ExternalUser is what a source knows of one of its users.
 type ExternalUser struct {
 	// Name is the user's name in the source (the account name Cairn gives).
-	Name     string
-	FullName string
-	Email    string
+	Name string
+	// NameFromLogin says Name was made from the login (an e-mail address's
+	// local part) rather than given by the source: two users of the source
+	// may then share it, so it never leads to an existing account.
+	NameFromLogin bool
+	FullName      string
+	Email         string
 	// SSHKeys are the user's public keys; KeysManaged tells whether the
 	// source maps keys at all (if not, the account's keys are left alone).
 	SSHKeys     []string

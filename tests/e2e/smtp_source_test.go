@@ -35,6 +35,7 @@ func TestSMTPSignIn(t *testing.T) {
 	mail.AddUser("Bob.Builder@Example.NET", "bob-secret")
 	mail.AddUser("carol@other.org", "carol-secret")
 	mail.AddUser("dave@example.org", "dave-secret")
+	mail.AddUser("alice@example.net", "other-alice-secret") // another person, the same local part
 
 	// Six failures lock an account: one wrong password plus the five
 	// refusals of the outage below would lock alice, were they counted.
@@ -112,6 +113,17 @@ func TestSMTPSignIn(t *testing.T) {
 	}
 	if !s.LogsContain("cannot be registered", 5*time.Second) {
 		t.Fatalf("the refused registration is not logged:\n%s", s.Logs())
+	}
+	// alice@example.net is someone else: the name made from her address is
+	// alice@example.org's, so she is refused rather than signed into it.
+	if r := s.Do("GET", "api/v1/user", Basic("alice@example.net", "other-alice-secret")); r.Status != 401 {
+		t.Fatalf("alice@example.net signed in (into alice@example.org's account?): %d %s", r.Status, r.Body)
+	}
+	if n := smtpLogins(mail, "alice@example.net"); n != 1 {
+		t.Fatalf("the server was asked about alice@example.net %d times, want once", n)
+	}
+	if u, _ := adminGetUser(t, s, "alice"); u.LoginName != "alice@example.org" || u.Email != "alice@example.org" {
+		t.Fatalf("alice's account changed: %+v", u)
 	}
 
 	// The server is down: its users are refused with a clear log line, not

@@ -85,7 +85,7 @@ func (c *Config) Authenticate(ctx context.Context, login, pw string) (*authsourc
 	}
 	eu := &authsource.ExternalUser{Name: name}
 	if at := strings.LastIndexByte(name, '@'); at >= 0 {
-		eu.Name, eu.Email = name[:at], name
+		eu.Name, eu.Email, eu.NameFromLogin = name[:at], name, true
 	} else if c.EmailDomain != "" {
 		eu.Email = name + "@" + c.EmailDomain
 	}

@@ -163,7 +163,7 @@ func (c *Config) Authenticate(ctx context.Context, login, pw string) (*authsourc
 		}
 		return nil, err
 	}
-	eu := &authsource.ExternalUser{Name: strings.ToLower(login)}
+	eu := &authsource.ExternalUser{Name: strings.ToLower(login), NameFromLogin: true}
 	if at := strings.LastIndexByte(login, '@'); at >= 0 {
 		eu.Name, eu.Email = strings.ToLower(login[:at]), login
 	}
