@@ -212,8 +212,9 @@ func TestSMTPSignIn(t *testing.T) {
 	}
 }
 
-// TestSMTPSourceCLI: add-smtp refuses what Gitea refuses, and a binary
-// without PAM says so when asked to add a PAM source.
+// TestSMTPSourceCLI: add-smtp refuses what Gitea refuses; a binary without
+// PAM says so when asked to add or change a PAM source, and reports a
+// stored one (in the log and in 'auth list') while refusing its users.
 func TestSMTPSourceCLI(t *testing.T) {
 	s := StartServer(t)
 	for _, args := range [][]string{
@@ -231,11 +232,38 @@ func TestSMTPSourceCLI(t *testing.T) {
 	if out, _ := s.Cairn("admin", "auth", "list"); regexp.MustCompile(`(?m)^\d+\s+m\s+SMTP`).MatchString(out) {
 		t.Fatalf("a refused source was stored:\n%s", out)
 	}
-	if !pamBuilt {
-		out, err := s.Cairn("admin", "auth", "add-pam", "--name", "p", "--service-name", "login")
-		if err == nil || !strings.Contains(out, "PAM is not built into this binary") {
-			t.Fatalf("add-pam without PAM: %v\n%s", err, out)
-		}
+	if pamBuilt {
+		return
+	}
+	const notBuilt = "PAM is not built into this binary"
+	if out, err := s.Cairn("admin", "auth", "add-pam", "--name", "p", "--service-name", "login"); err == nil || !strings.Contains(out, notBuilt) {
+		t.Fatalf("add-pam without PAM: %v\n%s", err, out)
+	}
+	// A PAM source stored by a binary with PAM (written here directly) is
+	// reported as not built into this one; its users are refused.
+	db := fndServerDB(t, s)
+	if _, err := db.Exec(`INSERT INTO login_source (type, name, is_active, is_sync_enabled, cfg, created_unix, updated_unix)
+		VALUES (4, 'host', TRUE, FALSE, '{"ServiceName":"login"}', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := db.QueryRow("SELECT id FROM login_source WHERE name = 'host'").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.API("POST", "admin/users", s.AdminTok, map[string]any{"username": "pamuser", "email": "pamuser@example.org", "source_id": id, "login_name": "pamuser", "must_change_password": false}); r.Status != 201 {
+		t.Fatalf("create an account of the PAM source: %d %s", r.Status, r.Body)
+	}
+	if r := s.Do("GET", "api/v1/user", Basic("pamuser", "some-password")); r.Status != 401 {
+		t.Fatalf("an account of a PAM source without PAM: %d %s", r.Status, r.Body)
+	}
+	if !s.LogsContain("type 4 (PAM) cannot be used: "+notBuilt, 5*time.Second) {
+		t.Fatalf("the server does not say PAM is missing:\n%s", s.Logs())
+	}
+	if out, _ := s.Cairn("admin", "auth", "list"); !strings.Contains(out, "login source "+strconv.FormatInt(id, 10)+" (host): type 4 (PAM) cannot be used: "+notBuilt) {
+		t.Fatalf("auth list does not report the PAM source:\n%s", out)
+	}
+	if out, err := s.Cairn("admin", "auth", "update-pam", "--id", strconv.FormatInt(id, 10), "--name", "x"); err == nil || !strings.Contains(out, notBuilt) {
+		t.Fatalf("update-pam without PAM: %v\n%s", err, out)
 	}
 }
 
