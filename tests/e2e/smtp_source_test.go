@@ -164,6 +164,16 @@ func TestSMTPSignIn(t *testing.T) {
 			t.Fatalf("the wrong password with %s was not asked of the server: %+v", mech, at)
 		}
 	}
+	// --disable-helo leaves the greeting to net/smtp ("localhost").
+	if out, err := s.Cairn("admin", "auth", "update-smtp", "--id", sid, "--disable-helo"); err != nil {
+		t.Fatalf("update-smtp --disable-helo: %v\n%s", err, out)
+	}
+	if r := s.Do("GET", "api/v1/user", Basic("alice@example.org", "alice-secret")); r.Status != 200 {
+		t.Fatalf("alice with --disable-helo: %d %s", r.Status, r.Body)
+	}
+	if at := mail.LastAttempt(); at.Helo != "localhost" || !at.OK {
+		t.Fatalf("with --disable-helo the server saw %+v", at)
+	}
 	if out, err := s.Cairn("admin", "auth", "update-smtp", "--id", sid, "--auth-type", "DIGEST-MD5"); err == nil {
 		t.Fatalf("update-smtp accepted DIGEST-MD5:\n%s", out)
 	}
