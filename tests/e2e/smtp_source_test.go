@@ -220,6 +220,10 @@ func TestSMTPSignIn(t *testing.T) {
 	if out, err := s.Cairn("admin", "auth", "update-ldap", "--id", sid, "--name", "x"); err == nil {
 		t.Fatalf("update-ldap of an SMTP source succeeded:\n%s", out)
 	}
+	// The site administration lists it.
+	admin := s.Web(t)
+	admin.SignIn(adminName, adminPassword)
+	admin.Get("-/admin/auths").MustContain(t, 200, "mail", "SMTP")
 }
 
 // TestSMTPSourceCLI: add-smtp refuses what Gitea refuses; a binary without
