@@ -2,7 +2,7 @@
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
 
-.PHONY: build run test test-sqlite test-postgres test-mysql fuzz bench release deb test-deb print-version
+.PHONY: build run test test-sqlite test-postgres test-mysql test-pam fuzz bench release deb test-deb print-version
 
 build:
 	go build -o bin/cairn ./cmd/cairn
@@ -25,6 +25,12 @@ test-postgres:
 
 test-mysql:
 	CAIRN_DATABASE_URL='$(MYSQL_URL)' go test -count=1 -timeout 30m ./internal/queue/ ./internal/webhook/ ./tests/e2e/...
+
+# test-pam builds with PAM (cgo, libpam0g-dev) and runs the PAM source's
+# tests; the e2e test adds a local account and a PAM service, so it needs root.
+test-pam:
+	CGO_ENABLED=1 go vet -tags pam ./internal/authsource/pam/ ./cmd/cairn/ ./tests/e2e/
+	CGO_ENABLED=1 go test -count=1 -tags pam -run 'TestPAM' ./internal/authsource/pam/ ./tests/e2e/
 
 # fuzz runs every Go fuzz target for FUZZTIME each (plain `go test` runs only
 # their seed corpora and the regression cases kept in testdata/fuzz); see

@@ -20,6 +20,10 @@ commands:
   add-ldap-simple       add an LDAP source (simple auth, a user DN template)
   update-ldap           change an LDAP source (via a bind DN)
   update-ldap-simple    change an LDAP source (simple auth)
+  add-smtp              add an SMTP source
+  update-smtp           change an SMTP source
+  add-pam               add a PAM source (binaries built with -tags pam)
+  update-pam            change a PAM source
   list                  list the sign-in sources
   delete                delete a sign-in source no account uses
   sync                  synchronise the users of the sources now
@@ -44,6 +48,14 @@ func adminAuth(ctx context.Context, args []string, e adminEnv) error {
 		return adminAuthLDAP(ctx, args[1:], e, authsource.TypeLDAP, true)
 	case "update-ldap-simple":
 		return adminAuthLDAP(ctx, args[1:], e, authsource.TypeDLDAP, true)
+	case "add-smtp":
+		return adminAuthSMTP(ctx, args[1:], e, false)
+	case "update-smtp":
+		return adminAuthSMTP(ctx, args[1:], e, true)
+	case "add-pam":
+		return adminAuthPAM(ctx, args[1:], e, false)
+	case "update-pam":
+		return adminAuthPAM(ctx, args[1:], e, true)
 	case "list":
 		return adminAuthList(ctx, args[1:], e)
 	case "delete":
@@ -59,7 +71,7 @@ type ldapFlags struct {
 	name, securityProtocol, host, userSearchBase, userFilter, adminFilter, restrictedFilter           *string
 	usernameAttr, firstnameAttr, surnameAttr, emailAttr, sshKeyAttr, avatarAttr, bindDN, bindPassword *string
 	bindPasswordFile, userDN                                                                          *string
-	notActive, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser                   *bool
+	notActive, skipTLSVerify, allowDeactivateAll, attributesInBind, synchronizeUser, skipLocal2FA     *bool
 	port                                                                                              *int
 	pageSize                                                                                          *uint
 }
@@ -70,6 +82,7 @@ func addLDAPFlags(fs *flag.FlagSet, mode authsource.Type) ldapFlags {
 		notActive:          fs.Bool("not-active", false, "deactivate the source"),
 		securityProtocol:   fs.String("security-protocol", "", "`PROTOCOL`: Unencrypted, LDAPS or StartTLS"),
 		skipTLSVerify:      fs.Bool("skip-tls-verify", false, "do not verify the server's TLS certificate"),
+		skipLocal2FA:       fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor"),
 		host:               fs.String("host", "", "the LDAP server's `HOST`"),
 		port:               fs.Int("port", 0, "the LDAP server's `PORT`"),
 		userFilter:         fs.String("user-filter", "", "LDAP `FILTER` that finds the user signing in; %s stands for the login"),
@@ -122,6 +135,7 @@ func (f ldapFlags) apply(c *adminCommand, src *authsource.Source, cfg *ldapsourc
 		cfg.SecurityProtocol = p
 	}
 	boolean("skip-tls-verify", &cfg.SkipVerify, f.skipTLSVerify)
+	boolean("skip-local-2fa", &cfg.SkipLocalTwoFA, f.skipLocal2FA)
 	str("host", &cfg.Host, f.host)
 	if c.given("port") {
 		cfg.Port = *f.port
@@ -247,9 +261,9 @@ func adminAuthList(ctx context.Context, args []string, e adminEnv) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tName\tType\tEnabled")
+	fmt.Fprintln(tw, "ID\tName\tType\tEnabled\tProblem")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%t\n", s.ID, s.Name, s.Type, s.IsActive)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%t\t%s\n", s.ID, s.Name, s.Type, s.IsActive, s.Problem)
 	}
 	return tw.Flush()
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/cairn-forge/cairn/internal/auth"
 	"github.com/cairn-forge/cairn/internal/authsource"
 	ldapsource "github.com/cairn-forge/cairn/internal/authsource/ldap"
+	pamsource "github.com/cairn-forge/cairn/internal/authsource/pam"
+	smtpsource "github.com/cairn-forge/cairn/internal/authsource/smtp"
 	"github.com/cairn-forge/cairn/internal/avatar"
 	"github.com/cairn-forge/cairn/internal/config"
 	"github.com/cairn-forge/cairn/internal/cors"
@@ -250,6 +252,7 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a.users.SetExternalSources(a.sources)
+	a.authn.SetLocalTwoFASkipper(a.sources)
 	cron := cfg.CronSyncExternalUsers
 	if a.syncTask, err = a.sources.NewSyncTask(cron.Schedule, cron.Enabled, cron.RunAtStart, cron.UpdateExisting); err != nil {
 		d.Close()
@@ -354,7 +357,7 @@ func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*auths
 	if err != nil {
 		return nil, err
 	}
-	kinds := authsource.NewRegistry(ldapsource.Kinds()...)
+	kinds := authsource.NewRegistry(append(ldapsource.Kinds(), smtpsource.Kind(), pamsource.Kind())...)
 	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
 }
 

@@ -49,6 +49,8 @@ type Authenticator struct {
 	oauth2 OAuth2Tokens
 	// keys tells which accounts have security keys (nil: none has).
 	keys SecurityKeys
+	// skipper tells which accounts skip their second factor (nil: none).
+	skipper LocalTwoFASkipper
 }
 
 // SecurityKeys are accounts' WebAuthn security keys (securitykey.Service):
@@ -99,6 +101,16 @@ var ErrSecondFactor = errors.New("two-factor authentication is enabled")
 // OTPHeader carries the one-time code of a basic-auth password sign-in to
 // the API of an account with two-factor sign-in, as in Gitea.
 const OTPHeader = "X-Gitea-OTP"
+
+// LocalTwoFASkipper tells which accounts sign in without their local
+// second factor (authsource.Service: accounts of a source set so).
+type LocalTwoFASkipper interface {
+	SkipsLocalTwoFA(ctx context.Context, u *user.User) bool
+}
+
+// SetLocalTwoFASkipper lets accounts of sign-in sources set so skip their
+// second factor. Call it only while wiring.
+func (a *Authenticator) SetLocalTwoFASkipper(s LocalTwoFASkipper) { a.skipper = s }
 
 // SetSecondFactor makes password sign-ins of accounts with two-factor
 // sign-in require a one-time code. Call it only while wiring.
@@ -165,6 +177,8 @@ func (a *Authenticator) Authenticate(r *http.Request, allowURLToken bool) (*Iden
 // two-factor sign-in also needs its one-time code, otp; without a valid one
 // the answer is 401 (wrapping ErrSecondFactor), as Gitea's. A password of
 // an account with a security key is refused the same way, code or not.
+// Accounts of a sign-in source set to skip the local second factor need
+// neither.
 func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string) (*Identity, error) {
 	if a.isToken(pw) {
 		if id, err := a.byToken(ctx, pw); err == nil {
@@ -177,6 +191,9 @@ func (a *Authenticator) Basic(ctx context.Context, client, name, pw, otp string)
 	u, err := a.users.Authenticate(ctx, name, pw, client)
 	if err != nil {
 		return nil, err
+	}
+	if a.skipper != nil && a.skipper.SkipsLocalTwoFA(ctx, u) {
+		return &Identity{User: u, Method: MethodPassword}, nil
 	}
 	if a.keys != nil {
 		on, err := a.keys.Enabled(ctx, u.ID)

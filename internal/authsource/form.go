@@ -1,6 +1,9 @@
 package authsource
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Form is how the administration's web pages edit the settings of one kind
 // of source: the fields it shows (besides the name, active and sync boxes,
@@ -78,3 +81,31 @@ func (s *Service) Kinds() []Kind {
 func (s *Service) Kind(t Type) (Kind, bool) {
 	return s.kinds.Kind(t)
 }
+
+// FormChecked tells whether a submitted checkbox is ticked.
+func FormChecked(v string) bool {
+	switch v {
+	case "on", "true", "1":
+		return true
+	}
+	return false
+}
+
+// FormBox is a checkbox's value in a form's values ("on" or "").
+func FormBox(b bool) string {
+	if b {
+		return "on"
+	}
+	return ""
+}
+
+// FormText reads a submitted text field without surrounding spaces.
+func FormText(get func(string) string, name string) string {
+	return strings.TrimSpace(get(name))
+}
+
+// SkipLocalTwoFAField is the checkbox of Gitea's SkipLocalTwoFA, which
+// every kind's form offers.
+var SkipLocalTwoFAField = Field{Name: "skip_local_2fa", Label: "Skip local two-factor authentication",
+	Help:  "The source's accounts sign in without the second factor they enrolled here: the source is trusted to have checked enough.",
+	Input: InputCheckbox}

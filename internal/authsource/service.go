@@ -76,6 +76,9 @@ func (s *Service) scan(row scanner) (*Source, error) {
 		return nil, &badSource{fmt.Errorf("login source %d (%s): type %d (%s) is not supported by this binary", src.ID, src.Name, src.Type, src.Type)}
 	}
 	c, err := kind.Decode([]byte(cfg), s.box)
+	if errors.Is(err, ErrNotBuilt) {
+		return nil, &badSource{fmt.Errorf("login source %d (%s): type %d (%s) cannot be used: %w", src.ID, src.Name, src.Type, src.Type, err)}
+	}
 	if err != nil {
 		return nil, &badSource{fmt.Errorf("login source %d (%s): its settings cannot be read: %w", src.ID, src.Name, err)}
 	}
@@ -224,6 +227,22 @@ func (s *Service) Delete(ctx context.Context, id int64) error {
 	})
 }
 
+// SkipsLocalTwoFA tells whether u, an account of an active source whose
+// settings say so, signs in without its local second factor. A local
+// account, or a source that cannot be read, answers false: the second
+// factor is asked.
+func (s *Service) SkipsLocalTwoFA(ctx context.Context, u *user.User) bool {
+	if u == nil || u.LoginSource == 0 {
+		return false
+	}
+	src, err := s.Get(ctx, u.LoginSource)
+	if err != nil || !src.IsActive {
+		return false
+	}
+	sk, ok := src.Config.(TwoFactorSkipper)
+	return ok && sk.SkipsLocalTwoFA()
+}
+
 // Check checks an account of the source sourceID (user.ExternalSources).
 func (s *Service) Check(ctx context.Context, sourceID int64, loginName, pw string) (*user.ExternalAccount, error) {
 	src, err := s.Get(ctx, sourceID)
@@ -314,7 +333,7 @@ func (s *Service) logOutage(src *Source, err error) {
 func (s *Service) account(src *Source, loginName string, eu *ExternalUser) *user.ExternalAccount {
 	ea := &user.ExternalAccount{
 		SourceID: src.ID, SourceType: int(src.Type), LoginName: loginName, Name: eu.Name, FullName: eu.FullName,
-		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted, Avatar: eu.Avatar,
+		Email: eu.Email, IsAdmin: eu.IsAdmin, IsRestricted: eu.IsRestricted, Avatar: eu.Avatar, NameFromLogin: eu.NameFromLogin,
 	}
 	if eu.KeysManaged {
 		ea.SSHKeys = eu.SSHKeys

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,5 +210,83 @@ func TestSyncNeverDeactivatesAfterAFailedOrEmptyListing(t *testing.T) {
 	}
 	if res, err := s.Sync(ctx, src, true); err != nil || !active("dan") || res.Updated != 2 {
 		t.Fatalf("dan back: %+v %v", res, err)
+	}
+}
+
+// A stored source of a kind this binary was built without (PAM without the
+// pam tag) is reported as such, and does not stop the other sources.
+func TestSourceNotBuiltIsReported(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t)
+	notBuilt := Kind{Type: TypePAM, Decode: func([]byte, Sealer) (Config, error) {
+		return nil, fmt.Errorf("PAM is missing: %w", ErrNotBuilt)
+	}}
+	s := NewService(d, reverseBox{}, NewRegistry(notBuilt), user.NewService(d, user.Options{}), nil)
+	id, err := d.Insert(ctx, "INSERT INTO login_source (type, name, is_active, is_sync_enabled, cfg, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		TypePAM, "host", true, false, "{}", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Get(ctx, id)
+	if err == nil || !errors.Is(err, ErrNotBuilt) || !strings.Contains(err.Error(), "type 4 (PAM) cannot be used: PAM is missing") {
+		t.Fatalf("Get: %v", err)
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("List: %v %v", list, err)
+	}
+}
+
+// skipConfig is a source kind whose accounts may skip their second factor.
+type skipConfig struct{ Skip bool }
+
+func (c *skipConfig) Authenticate(context.Context, string, string) (*ExternalUser, error) {
+	return nil, ErrRejected
+}
+func (c *skipConfig) Encode(Sealer) ([]byte, error) { return json.Marshal(c) }
+func (c *skipConfig) Validate() error               { return nil }
+func (c *skipConfig) SkipsLocalTwoFA() bool         { return c.Skip }
+
+// Only an account of an active source set so skips its second factor; a
+// local account, an unknown or unreadable source asks for it.
+func TestSkipsLocalTwoFAFailsClosed(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t)
+	kind := Kind{Type: TypeSMTP, Decode: func(raw []byte, _ Sealer) (Config, error) {
+		var c skipConfig
+		return &c, json.Unmarshal(raw, &c)
+	}}
+	s := NewService(d, reverseBox{}, NewRegistry(kind), user.NewService(d, user.Options{}), nil)
+	skip := &Source{Type: TypeSMTP, Name: "skip", IsActive: true, Config: &skipConfig{Skip: true}}
+	ask := &Source{Type: TypeSMTP, Name: "ask", IsActive: true, Config: &skipConfig{}}
+	for _, src := range []*Source{skip, ask} {
+		if err := s.Create(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.SkipsLocalTwoFA(ctx, &user.User{LoginSource: skip.ID}) {
+		t.Fatal("an account of a source set to skip is asked for its second factor")
+	}
+	for name, u := range map[string]*user.User{
+		"local": {}, "source not set to skip": {LoginSource: ask.ID}, "unknown source": {LoginSource: 999}, "nil": nil,
+	} {
+		if s.SkipsLocalTwoFA(ctx, u) {
+			t.Errorf("%s: skips its second factor", name)
+		}
+	}
+	skip.IsActive = false
+	if err := s.Update(ctx, skip); err != nil {
+		t.Fatal(err)
+	}
+	if s.SkipsLocalTwoFA(ctx, &user.User{LoginSource: skip.ID}) {
+		t.Fatal("an account of a deactivated source skips its second factor")
+	}
+	if _, err := d.Exec(ctx, "UPDATE login_source SET cfg = ? WHERE id = ?", "not json", skip.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Exec(ctx, "UPDATE login_source SET is_active = ? WHERE id = ?", true, skip.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s.SkipsLocalTwoFA(ctx, &user.User{LoginSource: skip.ID}) {
+		t.Fatal("an account of an unreadable source skips its second factor")
 	}
 }

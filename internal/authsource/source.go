@@ -1,7 +1,6 @@
 // Package authsource keeps the external sign-in sources (login_source):
-// their storage, the registry of source kinds (LDAP today; SMTP and PAM can
-// be added as packages of their own that provide a Kind, with no change
-// here), the checks of their users' passwords for internal/user, and the
+// their storage, the registry of source kinds (LDAP, SMTP and PAM, each a
+// package of its own that provides a Kind), the checks of their users' passwords for internal/user, and the
 // scheduled synchronisation of their users.
 package authsource
 
@@ -55,9 +54,13 @@ type Source struct {
 // ExternalUser is what a source knows of one of its users.
 type ExternalUser struct {
 	// Name is the user's name in the source (the account name Cairn gives).
-	Name     string
-	FullName string
-	Email    string
+	Name string
+	// NameFromLogin says Name was made from the login (an e-mail address's
+	// local part) rather than given by the source: two users of the source
+	// may then share it, so it never leads to an existing account.
+	NameFromLogin bool
+	FullName      string
+	Email         string
 	// SSHKeys are the user's public keys; KeysManaged tells whether the
 	// source maps keys at all (if not, the account's keys are left alone).
 	SSHKeys     []string
@@ -74,6 +77,10 @@ type ExternalUser struct {
 // source means it could not answer.
 var ErrRejected = errors.New("unknown user or wrong password")
 
+// ErrNotBuilt is wrapped by a kind's Decode when this binary was built
+// without what the kind needs (PAM without the "pam" build tag).
+var ErrNotBuilt = errors.New("not built into this binary")
+
 // Sealer encrypts secrets at rest (webhook.SecretBox, with the instance secret).
 type Sealer interface {
 	Seal(plain string) (string, error)
@@ -89,6 +96,13 @@ type Config interface {
 	Encode(box Sealer) ([]byte, error)
 	// Validate checks the settings before they are stored.
 	Validate() error
+}
+
+// TwoFactorSkipper is a Config whose accounts may sign in without their
+// local second factor (Gitea's SkipLocalTwoFA: the source is trusted to
+// have checked enough).
+type TwoFactorSkipper interface {
+	SkipsLocalTwoFA() bool
 }
 
 // Lister is a Config whose users can be listed, for synchronisation.

@@ -21,8 +21,12 @@ type ExternalAccount struct {
 	// at their next sign-in); Name is the account name to create.
 	LoginName string
 	Name      string
-	FullName  string
-	Email     string
+	// NameFromLogin says Name was made from the login (SMTP's local part),
+	// so another user of the source may have it: it never signs into an
+	// existing account, whose name it would only share.
+	NameFromLogin bool
+	FullName      string
+	Email         string
 	// SSHKeys are the user's public keys in the directory; nil when the
 	// source maps no key attribute (the account's keys are then left alone).
 	SSHKeys []string
@@ -100,8 +104,10 @@ func (s *Service) authenticateExternal(ctx context.Context, u *User, login, pw s
 	if u == nil {
 		// The source's user may already have an account of that source,
 		// reached now by another login (an e-mail address the account
-		// does not have yet): that account signs in.
-		if known, kerr := s.Store.GetByName(ctx, ea.Name); kerr == nil && known.Type == TypeIndividual && known.LoginSource == ea.SourceID {
+		// does not have yet): that account signs in. Not when the name
+		// was only made from the login (bob@a.org and bob@b.org are two
+		// people): the registration below then refuses the taken name.
+		if known, kerr := s.Store.GetByName(ctx, ea.Name); kerr == nil && !ea.NameFromLogin && known.Type == TypeIndividual && known.LoginSource == ea.SourceID {
 			if _, err := s.ApplyExternal(ctx, known, ea, false); err != nil {
 				return nil, false, err
 			}

@@ -54,12 +54,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		data.Error = "This account may not sign in. Ask an administrator."
 		return h.render(w, r, http.StatusOK, "login", "Sign in", data)
 	}
-	// An account with two-factor sign-in needs its code or key first.
+	// An account with two-factor sign-in needs its code or key first,
+	// unless its sign-in source is set to skip it.
 	totp, key, err := h.secondFactors(r, u.ID)
 	if err != nil {
 		return err
 	}
-	if totp || key {
+	if (totp || key) && (h.Sources == nil || !h.Sources.SkipsLocalTwoFA(r.Context(), u)) {
 		h.beginSecondStep(w, r, u, data.RedirectTo, key)
 		return nil
 	}

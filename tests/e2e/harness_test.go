@@ -52,7 +52,7 @@ func cairnBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "cairn")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/cairn")
+		cmd := exec.Command("go", "build", "-tags", buildTags, "-o", binPath, "./cmd/cairn")
 		cmd.Dir = repoRoot()
 		out, err := cmd.CombinedOutput()
 		if err != nil {

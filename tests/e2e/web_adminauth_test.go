@@ -90,7 +90,7 @@ func TestWebAdminAuthSources(t *testing.T) {
 			t.Errorf("the simple-auth form has %s", field)
 		}
 	}
-	for _, typ := range []string{"3", "4", "6", "x"} {
+	for _, typ := range []string{"4", "6", "x"} { // PAM only with the pam build tag
 		if p := w.Get("-/admin/auths/new?type=" + typ); p.Status != http.StatusNotFound {
 			t.Errorf("new source of type %s: %d, want 404", typ, p.Status)
 		}
@@ -112,7 +112,7 @@ func TestWebAdminAuthSources(t *testing.T) {
 		{url.Values{"admin_filter": {"(memberOf=cn=admins"}}, "admin_filter", "not a valid LDAP filter"},
 		{url.Values{"security_protocol": {"7"}}, "security_protocol", "choose a security protocol"},
 		{url.Values{"name": {"  "}}, "name", "needs a name"},
-		{url.Values{"type": {"3"}}, "", ""},
+		{url.Values{"type": {"6"}}, "", ""},
 	} {
 		p := w.Post("-/admin/auths/new", withForm(form, c.change))
 		if c.field == "" {
@@ -291,7 +291,8 @@ func TestWebAdminAuthSources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out := webAuthList(t, s); !regexp.MustCompile(`(?m)^\d+\s+github\s+Unknown\s+true\s*$`).MatchString(out) || !strings.Contains(out, "broken") {
+	if out := webAuthList(t, s); !regexp.MustCompile(`(?m)^\d+\s+github\s+Unknown\s+true\s+login source \d+ \(github\): type 6 .*not supported`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^\d+\s+broken\s+LDAP .*\s+false\s+login source \d+ \(broken\): .*cannot be read`).MatchString(out) {
 		t.Fatalf("the CLI does not list the unusable sources:\n%s", out)
 	}
 	p = w.Get("-/admin/auths")
@@ -319,5 +320,42 @@ func TestWebAdminAuthSources(t *testing.T) {
 	}
 	if p := w.Get("-/admin/auths"); strings.Contains(p.Body, ">github</a>") || strings.Contains(p.Body, ">broken</a>") || !strings.Contains(p.Body, ">simple</a>") {
 		t.Fatalf("the list after deleting the unusable sources: %.2000s", p.Body)
+	}
+}
+
+// TestWebAdminSMTPSource: an administrator adds an SMTP source with the web
+// form (the kind's own fields), whose users then sign in; a refused form
+// keeps its values; the edit page shows the settings.
+func TestWebAdminSMTPSource(t *testing.T) {
+	mail := StartSMTPAuthServer(t, false)
+	mail.AddUser("alice@example.org", "alice-secret")
+	s := StartServer(t, WithEnv("SSL_CERT_FILE="+mail.CAFile))
+	w := s.Web(t)
+	w.SignIn(adminName, adminPassword)
+	p := w.Get("-/admin/auths/new?type=3")
+	p.MustContain(t, http.StatusOK, `name="type" value="3"`, `<option value="CRAM-MD5">CRAM-MD5</option>`)
+	for _, field := range []string{"auth_type", "host", "port", "allowed_domains", "force_smtps", "skip_verify", "helo_hostname", "disable_helo", "skip_local_2fa"} {
+		if !strings.Contains(p.Body, `name="`+field+`"`) {
+			t.Errorf("the SMTP form lacks %s", field)
+		}
+	}
+	form := url.Values{"type": {"3"}, "name": {"mail"}, "auth_type": {"LOGIN"}, "host": {"127.0.0.1"}, "port": {strconv.Itoa(mail.Port)},
+		"allowed_domains": {"example.org"}, "helo_hostname": {"cairn.example"}, "is_active": {"on"}}
+	w.Post("-/admin/auths/new", withForm(form, url.Values{"allowed_domains": {"not a domain"}})).
+		MustContain(t, http.StatusUnprocessableEntity, "is not an e-mail domain", `value="cairn.example"`)
+	p = w.Post("-/admin/auths/new", form)
+	m := authEditLink.FindStringSubmatch(p.Location)
+	if p.Status != http.StatusSeeOther || m == nil {
+		t.Fatalf("create: %d %q %.2000s", p.Status, p.Location, p.Body)
+	}
+	w.Get(strings.TrimPrefix(p.Location, "/")).MustContain(t, http.StatusOK, `value="cairn.example"`, `<option value="LOGIN" selected>LOGIN</option>`)
+
+	// alice signs in through it: LOGIN over STARTTLS, with the HELO name.
+	s.Web(t).SignIn("alice@example.org", "alice-secret")
+	if at := mail.LastAttempt(); at.Mechanism != "LOGIN" || !at.TLS || at.Helo != "cairn.example" || !at.OK {
+		t.Fatalf("the server saw %+v", at)
+	}
+	if u, ok := adminGetUser(t, s, "alice"); !ok || u.LoginName != "alice@example.org" || strconv.FormatInt(u.SourceID, 10) != m[1] {
+		t.Fatalf("alice: %+v (found %v)", u, ok)
 	}
 }

@@ -2,7 +2,6 @@ package ldap
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/cairn-forge/cairn/internal/authsource"
 	"github.com/cairn-forge/cairn/internal/errs"
@@ -55,6 +54,7 @@ func form(mode authsource.Type) *authsource.Form {
 			check("allow_deactivate_all", "Allow an empty search result to deactivate all users", "Without it, a synchronisation that finds nobody deactivates no account."),
 		)
 	}
+	fields = append(fields, authsource.SkipLocalTwoFAField)
 	return &authsource.Form{Fields: fields, Syncable: bindDN, Values: formValues(mode), Apply: applyForm(mode)}
 }
 
@@ -66,17 +66,13 @@ func formValues(mode authsource.Type) func(authsource.Config) map[string]string 
 		if !ok {
 			c = &Config{Mode: mode, Port: 389}
 		}
-		box := func(b bool) string {
-			if b {
-				return "on"
-			}
-			return ""
-		}
+		box := authsource.FormBox
 		v := map[string]string{
 			"security_protocol": strconv.Itoa(int(c.SecurityProtocol)), "host": c.Host, "port": strconv.Itoa(c.Port),
 			"skip_verify": box(c.SkipVerify), "filter": c.Filter, "admin_filter": c.AdminFilter, "restricted_filter": c.RestrictedFilter,
 			"attribute_username": c.AttributeUsername, "attribute_name": c.AttributeName, "attribute_surname": c.AttributeSurname,
 			"attribute_mail": c.AttributeMail, "attribute_ssh_public_key": c.AttributeSSHPublicKey, "attribute_avatar": c.AttributeAvatar,
+			"skip_local_2fa": box(c.SkipLocalTwoFA),
 		}
 		if mode == authsource.TypeLDAP {
 			v["bind_dn"], v["user_base"] = c.BindDN, c.UserBase
@@ -98,14 +94,8 @@ func applyForm(mode authsource.Type) func(authsource.Config, func(string) string
 			copied := *o
 			c = &copied
 		}
-		text := func(name string) string { return strings.TrimSpace(get(name)) }
-		checked := func(name string) bool {
-			switch get(name) {
-			case "on", "true", "1":
-				return true
-			}
-			return false
-		}
+		text := func(name string) string { return authsource.FormText(get, name) }
+		checked := func(name string) bool { return authsource.FormChecked(get(name)) }
 		p, err := strconv.Atoi(text("security_protocol"))
 		if err != nil || SecurityProtocol(p).String() == "" {
 			return nil, errs.InvalidField("security_protocol", "choose a security protocol: Unencrypted, LDAPS or StartTLS")
@@ -115,6 +105,7 @@ func applyForm(mode authsource.Type) func(authsource.Config, func(string) string
 			return nil, errs.InvalidField("port", "the port must be a number between 1 and 65535")
 		}
 		c.Host, c.SkipVerify = text("host"), checked("skip_verify")
+		c.SkipLocalTwoFA = checked("skip_local_2fa")
 		c.Filter, c.AdminFilter, c.RestrictedFilter = text("filter"), text("admin_filter"), text("restricted_filter")
 		c.AttributeUsername, c.AttributeName, c.AttributeSurname = text("attribute_username"), text("attribute_name"), text("attribute_surname")
 		c.AttributeMail, c.AttributeSSHPublicKey, c.AttributeAvatar = text("attribute_mail"), text("attribute_ssh_public_key"), text("attribute_avatar")
