@@ -36,6 +36,32 @@ func BenchmarkTokenKinds(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := a.handler()
+	get := func(b *testing.B, header string) {
+		req := httptest.NewRequest("GET", "/api/v1/user", nil)
+		req.Header.Set("Authorization", header)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d", w.Code)
+		}
+	}
+	// paired alternates the two kinds in one loop and times each request,
+	// so both meet the same process state (GC, caches, CPU frequency):
+	// separate runs of one process each settle at different speeds, which
+	// moves their ratio more than the kinds differ.
+	b.Run("paired", func(b *testing.B) {
+		var patTime, oauthTime time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			get(b, "token "+pat)
+			t1 := time.Now()
+			get(b, "Bearer "+tok.AccessToken)
+			patTime, oauthTime = patTime+t1.Sub(t0), oauthTime+time.Since(t1)
+		}
+		b.ReportMetric(float64(patTime.Nanoseconds())/float64(b.N), "pat-ns/req")
+		b.ReportMetric(float64(oauthTime.Nanoseconds())/float64(b.N), "oauth2-ns/req")
+		b.ReportMetric(100*float64(patTime)/float64(oauthTime), "oauth2-%-of-pat")
+	})
 	for _, c := range []struct{ name, header string }{{"pat", "token " + pat}, {"oauth2", "Bearer " + tok.AccessToken}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
