@@ -175,75 +175,21 @@ func (f ldapFlags) apply(c *adminCommand, src *authsource.Source, cfg *ldapsourc
 
 // adminAuthLDAP adds (or, with update, changes) an LDAP source of mode.
 func adminAuthLDAP(ctx context.Context, args []string, e adminEnv, mode authsource.Type, update bool) error {
-	cmd := map[authsource.Type]string{authsource.TypeLDAP: "ldap", authsource.TypeDLDAP: "ldap-simple"}[mode]
-	verb := "add"
-	synopsis := "cairn admin auth add-" + cmd + " --name N --security-protocol P --host H --port N --user-filter F --email-attribute A "
+	kind := map[authsource.Type]string{authsource.TypeLDAP: "ldap", authsource.TypeDLDAP: "ldap-simple"}[mode]
+	synopsis := "--name N --security-protocol P --host H --port N --user-filter F --email-attribute A "
+	required := []string{"name", "security-protocol", "host", "port", "user-filter", "email-attribute"}
 	if mode == authsource.TypeLDAP {
 		synopsis += "--user-search-base DN [--bind-dn DN --bind-password-file F] [flags]"
+		required = append(required, "user-search-base")
 	} else {
 		synopsis += "--user-dn DN [flags]"
+		required = append(required, "user-dn")
 	}
-	if update {
-		verb = "update"
-		synopsis = "cairn admin auth update-" + cmd + " --id N [flags]"
-	}
-	c := newAdminCommand("auth "+verb+"-"+cmd, synopsis, "Adds or changes an LDAP sign-in source, with Gitea's flags. Only the flags given change.")
-	var id *int64
-	if update {
-		id = c.fs.Int64("id", 0, "the source's `ID`")
-	}
-	f := addLDAPFlags(c.fs, mode)
-	if done, err := c.parse(args, &e); done || err != nil {
-		return err
-	}
-	if update && *id == 0 {
-		return usageError{"--id is required"}
-	}
-	if !update {
-		required := []string{"name", "security-protocol", "host", "port", "user-filter", "email-attribute"}
-		if mode == authsource.TypeLDAP {
-			required = append(required, "user-search-base")
-		} else {
-			required = append(required, "user-dn")
-		}
-		for _, name := range required {
-			if !c.given(name) {
-				return usageError{fmt.Sprintf("--%s is required", name)}
-			}
-		}
-	}
-	a, err := openInstance(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	src := &authsource.Source{Type: mode, IsActive: true, Config: &ldapsource.Config{Mode: mode}}
-	if update {
-		if src, err = a.sources.Get(ctx, *id); err != nil {
-			return err
-		}
-		if src.Type != mode {
-			return fmt.Errorf("invalid authentication type. expected: %s, actual: %s", mode, src.Type)
-		}
-	}
-	cfg := src.Config.(*ldapsource.Config)
-	if err := f.apply(c, src, cfg); err != nil {
-		return err
-	}
-	if update {
-		err = a.sources.Update(ctx, src)
-	} else {
-		err = a.sources.Create(ctx, src)
-	}
-	if err != nil {
-		return err
-	}
-	if update {
-		fmt.Fprintf(e.stdout, "Authentication source %d (%s) has been updated.\n", src.ID, src.Name)
-	} else {
-		fmt.Fprintf(e.stdout, "Authentication source %d (%s) has been added.\n", src.ID, src.Name)
-	}
-	return nil
+	s := newSourceCommand(kind, synopsis, "Adds or changes an LDAP sign-in source, with Gitea's flags. Only the flags given change.", mode, update)
+	f := addLDAPFlags(s.c.fs, mode)
+	return s.run(ctx, args, e, required, &ldapsource.Config{Mode: mode}, func(src *authsource.Source) error {
+		return f.apply(s.c, src, src.Config.(*ldapsource.Config))
+	})
 }
 
 func adminAuthList(ctx context.Context, args []string, e adminEnv) error {

@@ -12,115 +12,126 @@ import (
 // adminAuthSMTP adds (or, with update, changes) an SMTP source, with
 // Gitea's flags of add-smtp and update-smtp.
 func adminAuthSMTP(ctx context.Context, args []string, e adminEnv, update bool) error {
-	synopsis := "cairn admin auth add-smtp --name N --host H --port N [--auth-type PLAIN|LOGIN|CRAM-MD5] [flags]"
-	verb := "add"
-	if update {
-		verb = "update"
-		synopsis = "cairn admin auth update-smtp --id N [flags]"
-	}
-	c := newAdminCommand("auth "+verb+"-smtp", synopsis,
+	s := newSourceCommand("smtp", "--name N --host H --port N [--auth-type PLAIN|LOGIN|CRAM-MD5] [flags]",
 		"Adds or changes an SMTP sign-in source, with Gitea's flags: a login (the user's e-mail address)\n"+
-			"and password are accepted when the SMTP server accepts them. Only the flags given change.")
-	var id *int64
-	if update {
-		id = c.fs.Int64("id", 0, "the source's `ID`")
-	}
-	name := c.fs.String("name", "", "the source's `NAME`")
-	authType := c.fs.String("auth-type", "PLAIN", "SMTP authentication `TYPE`: PLAIN, LOGIN or CRAM-MD5")
-	host := c.fs.String("host", "", "the SMTP server's `HOST`")
-	port := c.fs.Int("port", 0, "the SMTP server's `PORT`")
-	forceSMTPS := c.fs.Bool("force-smtps", false, "speak TLS from the start (SMTPS; always so on port 465); otherwise STARTTLS is used when offered")
-	skipVerify := c.fs.Bool("skip-verify", false, "do not verify the server's TLS certificate")
-	helo := c.fs.String("helo-hostname", "", "`NAME` sent with EHLO (empty: this host's name)")
-	disableHelo := c.fs.Bool("disable-helo", false, "do not send Cairn's own EHLO name")
-	domains := c.fs.String("allowed-domains", "", "comma-separated e-mail `DOMAINS` whose logins may sign in (empty: any)")
-	skipLocal2FA := c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
-	active := c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
-	if done, err := c.parse(args, &e); done || err != nil {
-		return err
-	}
-	if update && *id == 0 {
-		return usageError{"--id is required"}
-	}
-	if !update {
-		for _, f := range []string{"name", "host", "port"} {
-			if !c.given(f) {
-				return usageError{fmt.Sprintf("--%s is required", f)}
-			}
-		}
-	}
-	if c.given("auth-type") {
-		if _, ok := smtpsource.ParseAuthType(*authType); !ok {
+			"and password are accepted when the SMTP server accepts them. Only the flags given change.",
+		authsource.TypeSMTP, update)
+	name := s.c.fs.String("name", "", "the source's `NAME`")
+	authType := s.c.fs.String("auth-type", "PLAIN", "SMTP authentication `TYPE`: PLAIN, LOGIN or CRAM-MD5")
+	host := s.c.fs.String("host", "", "the SMTP server's `HOST`")
+	port := s.c.fs.Int("port", 0, "the SMTP server's `PORT`")
+	forceSMTPS := s.c.fs.Bool("force-smtps", false, "speak TLS from the start (SMTPS; always so on port 465); otherwise STARTTLS is used when offered")
+	skipVerify := s.c.fs.Bool("skip-verify", false, "do not verify the server's TLS certificate")
+	helo := s.c.fs.String("helo-hostname", "", "`NAME` sent with EHLO (empty: this host's name)")
+	disableHelo := s.c.fs.Bool("disable-helo", false, "do not send Cairn's own EHLO name")
+	domains := s.c.fs.String("allowed-domains", "", "comma-separated e-mail `DOMAINS` whose logins may sign in (empty: any)")
+	skipLocal2FA := s.c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
+	active := s.c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
+	s.check = func() error {
+		if _, ok := smtpsource.ParseAuthType(*authType); s.c.given("auth-type") && !ok {
 			return usageError{"--auth-type must be one of PLAIN, LOGIN or CRAM-MD5"}
 		}
+		return nil
 	}
-	a, err := openInstance(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	src := &authsource.Source{Type: authsource.TypeSMTP, IsActive: true, Config: &smtpsource.Config{Auth: smtpsource.AuthPlain}}
-	if update {
-		if src, err = a.sources.Get(ctx, *id); err != nil {
-			return err
-		}
-		if src.Type != authsource.TypeSMTP {
-			return fmt.Errorf("invalid authentication type. expected: %s, actual: %s", authsource.TypeSMTP, src.Type)
-		}
-	}
-	cfg := src.Config.(*smtpsource.Config)
-	set := func(flag string, apply func()) {
-		if c.given(flag) {
-			apply()
-		}
-	}
-	set("name", func() { src.Name = *name })
-	set("active", func() { src.IsActive = *active })
-	set("auth-type", func() { cfg.Auth = *authType })
-	set("host", func() { cfg.Host = *host })
-	set("port", func() { cfg.Port = *port })
-	set("force-smtps", func() { cfg.ForceSMTPS = *forceSMTPS })
-	set("skip-verify", func() { cfg.SkipVerify = *skipVerify })
-	set("helo-hostname", func() { cfg.HeloHostname = *helo })
-	set("disable-helo", func() { cfg.DisableHelo = *disableHelo })
-	set("allowed-domains", func() { cfg.AllowedDomains = *domains })
-	set("skip-local-2fa", func() { cfg.SkipLocalTwoFA = *skipLocal2FA })
-	return saveSource(ctx, a, e, src, update)
+	return s.run(ctx, args, e, []string{"name", "host", "port"}, &smtpsource.Config{Auth: smtpsource.AuthPlain}, func(src *authsource.Source) error {
+		cfg := src.Config.(*smtpsource.Config)
+		s.set("name", func() { src.Name = *name })
+		s.set("active", func() { src.IsActive = *active })
+		s.set("auth-type", func() { cfg.Auth = *authType })
+		s.set("host", func() { cfg.Host = *host })
+		s.set("port", func() { cfg.Port = *port })
+		s.set("force-smtps", func() { cfg.ForceSMTPS = *forceSMTPS })
+		s.set("skip-verify", func() { cfg.SkipVerify = *skipVerify })
+		s.set("helo-hostname", func() { cfg.HeloHostname = *helo })
+		s.set("disable-helo", func() { cfg.DisableHelo = *disableHelo })
+		s.set("allowed-domains", func() { cfg.AllowedDomains = *domains })
+		s.set("skip-local-2fa", func() { cfg.SkipLocalTwoFA = *skipLocal2FA })
+		return nil
+	})
 }
 
 // adminAuthPAM adds (or, with update, changes) a PAM source. Gitea 1.23 has
 // no PAM command; the flags are named after its settings.
 func adminAuthPAM(ctx context.Context, args []string, e adminEnv, update bool) error {
-	synopsis := "cairn admin auth add-pam --name N --service-name S [--email-domain D] [flags]"
-	verb := "add"
-	if update {
-		verb = "update"
-		synopsis = "cairn admin auth update-pam --id N [flags]"
-	}
-	c := newAdminCommand("auth "+verb+"-pam", synopsis,
+	s := newSourceCommand("pam", "--name N --service-name S [--email-domain D] [flags]",
 		"Adds or changes a PAM sign-in source: a login and password are accepted when the host's PAM\n"+
-			"service accepts them. Needs a binary built with -tags pam. Only the flags given change.")
-	var id *int64
-	if update {
-		id = c.fs.Int64("id", 0, "the source's `ID`")
+			"service accepts them. Needs a binary built with -tags pam. Only the flags given change.",
+		authsource.TypePAM, update)
+	name := s.c.fs.String("name", "", "the source's `NAME`")
+	service := s.c.fs.String("service-name", "", "the PAM `SERVICE` (a file under /etc/pam.d)")
+	domain := s.c.fs.String("email-domain", "", "e-mail `DOMAIN` of the accounts (login@DOMAIN); empty: a made-up address")
+	skipLocal2FA := s.c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
+	active := s.c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
+	s.check = func() error {
+		if !pamsource.Built {
+			return pamsource.ErrNotBuilt
+		}
+		return nil
 	}
-	name := c.fs.String("name", "", "the source's `NAME`")
-	service := c.fs.String("service-name", "", "the PAM `SERVICE` (a file under /etc/pam.d)")
-	domain := c.fs.String("email-domain", "", "e-mail `DOMAIN` of the accounts (login@DOMAIN); empty: a made-up address")
-	skipLocal2FA := c.fs.Bool("skip-local-2fa", false, "the source's accounts sign in without their local second factor")
-	active := c.fs.Bool("active", true, "the source is active (--active=false deactivates it)")
-	if done, err := c.parse(args, &e); done || err != nil {
+	return s.run(ctx, args, e, []string{"name", "service-name"}, &pamsource.Config{}, func(src *authsource.Source) error {
+		cfg := src.Config.(*pamsource.Config)
+		s.set("name", func() { src.Name = *name })
+		s.set("active", func() { src.IsActive = *active })
+		s.set("service-name", func() { cfg.ServiceName = *service })
+		s.set("email-domain", func() { cfg.EmailDomain = *domain })
+		s.set("skip-local-2fa", func() { cfg.SkipLocalTwoFA = *skipLocal2FA })
+		return nil
+	})
+}
+
+// sourceCommand is the frame of the add-KIND and update-KIND commands of
+// sign-in sources of one type: --id on update, the flags a new source
+// needs, the source loaded (of that type) or made, changed by the flags
+// given, and saved.
+type sourceCommand struct {
+	c      *adminCommand
+	typ    authsource.Type
+	update bool
+	id     *int64
+	// check, if set, runs after the flags are parsed, before the instance
+	// is opened.
+	check func() error
+}
+
+// newSourceCommand starts "auth add-KIND" (or "auth update-KIND" with
+// update); addSynopsis is the add command's flags.
+func newSourceCommand(kind, addSynopsis, about string, typ authsource.Type, update bool) *sourceCommand {
+	verb, synopsis := "add", "cairn admin auth add-"+kind+" "+addSynopsis
+	if update {
+		verb, synopsis = "update", "cairn admin auth update-"+kind+" --id N [flags]"
+	}
+	s := &sourceCommand{c: newAdminCommand("auth "+verb+"-"+kind, synopsis, about), typ: typ, update: update}
+	if update {
+		s.id = s.c.fs.Int64("id", 0, "the source's `ID`")
+	}
+	return s
+}
+
+// set runs apply when flag was given.
+func (s *sourceCommand) set(flag string, apply func()) {
+	if s.c.given(flag) {
+		apply()
+	}
+}
+
+// run parses args, checks --id (update) or the required flags (add), loads
+// the source or makes a new active one with settings fresh, lets fill
+// apply the flags given and saves the source.
+func (s *sourceCommand) run(ctx context.Context, args []string, e adminEnv, required []string, fresh authsource.Config, fill func(src *authsource.Source) error) error {
+	if done, err := s.c.parse(args, &e); done || err != nil {
 		return err
 	}
-	if !pamsource.Built {
-		return pamsource.ErrNotBuilt
+	if s.check != nil {
+		if err := s.check(); err != nil {
+			return err
+		}
 	}
-	if update && *id == 0 {
+	if s.update && *s.id == 0 {
 		return usageError{"--id is required"}
 	}
-	if !update {
-		for _, f := range []string{"name", "service-name"} {
-			if !c.given(f) {
+	if !s.update {
+		for _, f := range required {
+			if !s.c.given(f) {
 				return usageError{fmt.Sprintf("--%s is required", f)}
 			}
 		}
@@ -130,37 +141,19 @@ func adminAuthPAM(ctx context.Context, args []string, e adminEnv, update bool) e
 		return err
 	}
 	defer a.close()
-	src := &authsource.Source{Type: authsource.TypePAM, IsActive: true, Config: &pamsource.Config{}}
-	if update {
-		if src, err = a.sources.Get(ctx, *id); err != nil {
+	src := &authsource.Source{Type: s.typ, IsActive: true, Config: fresh}
+	if s.update {
+		if src, err = a.sources.Get(ctx, *s.id); err != nil {
 			return err
 		}
-		if src.Type != authsource.TypePAM {
-			return fmt.Errorf("invalid authentication type. expected: %s, actual: %s", authsource.TypePAM, src.Type)
+		if src.Type != s.typ {
+			return fmt.Errorf("invalid authentication type. expected: %s, actual: %s", s.typ, src.Type)
 		}
 	}
-	cfg := src.Config.(*pamsource.Config)
-	if c.given("name") {
-		src.Name = *name
+	if err := fill(src); err != nil {
+		return err
 	}
-	if c.given("active") {
-		src.IsActive = *active
-	}
-	if c.given("service-name") {
-		cfg.ServiceName = *service
-	}
-	if c.given("email-domain") {
-		cfg.EmailDomain = *domain
-	}
-	if c.given("skip-local-2fa") {
-		cfg.SkipLocalTwoFA = *skipLocal2FA
-	}
-	return saveSource(ctx, a, e, src, update)
-}
-
-// saveSource creates or updates src and says so.
-func saveSource(ctx context.Context, a *app, e adminEnv, src *authsource.Source, update bool) error {
-	if update {
+	if s.update {
 		if err := a.sources.Update(ctx, src); err != nil {
 			return err
 		}
