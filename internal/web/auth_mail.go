@@ -132,38 +132,35 @@ func (h *Handler) twoFactorOn(ctx context.Context, uid int64) (bool, error) {
 }
 
 func (h *Handler) recoverAccountForm(w http.ResponseWriter, r *http.Request) error {
-	code := r.URL.Query().Get("code")
-	u, err := h.recoverUser(r.Context(), code)
+	data, _, err := h.recoverPageOf(r.Context(), r.URL.Query().Get("code"))
 	if err != nil {
 		return err
 	}
-	if u == nil {
-		return h.render(w, r, http.StatusOK, "recover_account", "Recover your account", recoverAccountPage{Invalid: true})
+	return h.render(w, r, http.StatusOK, "recover_account", "Recover your account", data)
+}
+
+// recoverPageOf is the recovery page of a reset link's code with the
+// account it was made for, or the page saying the link is invalid (nil).
+func (h *Handler) recoverPageOf(ctx context.Context, code string) (recoverAccountPage, *user.User, error) {
+	u, err := h.recoverUser(ctx, code)
+	if err != nil || u == nil {
+		return recoverAccountPage{Invalid: true}, nil, err
 	}
-	tf, err := h.twoFactorOn(r.Context(), u.ID)
-	if err != nil {
-		return err
-	}
-	return h.render(w, r, http.StatusOK, "recover_account", "Recover your account", recoverAccountPage{Code: code, Name: u.Name, TwoFactor: tf})
+	tf, err := h.twoFactorOn(ctx, u.ID)
+	return recoverAccountPage{Code: code, Name: u.Name, TwoFactor: tf}, u, err
 }
 
 // recoverAccount sets the new password of a reset link (and, for an
 // account with two-factor sign-in, checks its passcode or scratch code
 // first), ends the account's sessions and signs the visitor in.
 func (h *Handler) recoverAccount(w http.ResponseWriter, r *http.Request) error {
-	code := r.PostFormValue("code")
-	u, err := h.recoverUser(r.Context(), code)
+	data, u, err := h.recoverPageOf(r.Context(), r.PostFormValue("code"))
 	if err != nil {
 		return err
 	}
 	if u == nil {
-		return h.render(w, r, http.StatusOK, "recover_account", "Recover your account", recoverAccountPage{Invalid: true})
+		return h.render(w, r, http.StatusOK, "recover_account", "Recover your account", data)
 	}
-	tf, err := h.twoFactorOn(r.Context(), u.ID)
-	if err != nil {
-		return err
-	}
-	data := recoverAccountPage{Code: code, Name: u.Name, TwoFactor: tf}
 	refuse := func(status int, msg string) error {
 		data.Error = msg
 		return h.render(w, r, status, "recover_account", "Recover your account", data)
@@ -172,7 +169,7 @@ func (h *Handler) recoverAccount(w http.ResponseWriter, r *http.Request) error {
 	if pw != r.PostFormValue("retype") {
 		return refuse(http.StatusUnprocessableEntity, "The passwords do not match.")
 	}
-	if tf {
+	if data.TwoFactor {
 		var err error
 		if scratch := strings.TrimSpace(r.PostFormValue("scratch_code")); scratch != "" {
 			err = h.TwoFA.UseScratch(r.Context(), u.ID, scratch)
