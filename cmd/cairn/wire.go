@@ -43,6 +43,7 @@ import (
 	"github.com/cairn-forge/cairn/internal/release"
 	"github.com/cairn-forge/cairn/internal/repo"
 	"github.com/cairn-forge/cairn/internal/securitykey"
+	"github.com/cairn-forge/cairn/internal/server"
 	"github.com/cairn-forge/cairn/internal/signature"
 	"github.com/cairn-forge/cairn/internal/sshd"
 	"github.com/cairn-forge/cairn/internal/storage"
@@ -529,8 +530,12 @@ func (a *app) workers() []func(context.Context) {
 		func(ctx context.Context) { a.repos.RunMirrorWorker(ctx, time.Minute, 2) },
 		func(ctx context.Context) { a.pulls.Run(ctx, 2) },
 		func(ctx context.Context) { a.queue.Run(ctx) },
-		func(ctx context.Context) { a.web.RunSessionPruner(ctx, time.Hour) },
-		func(ctx context.Context) { a.oauth2Provider.RunPruner(ctx, time.Hour) },
+		func(ctx context.Context) {
+			server.Every(ctx, time.Hour, "web: pruning expired sessions", a.web.PruneSessions)
+		},
+		func(ctx context.Context) {
+			server.Every(ctx, time.Hour, "oauth2: pruning expired codes and tokens", a.oauth2Provider.Prune)
+		},
 	}
 	if a.oidcKey != nil { // [oauth2] ENABLED
 		list = append(list, func(context.Context) { a.oidcKey.Prepare() })

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -531,20 +530,4 @@ func newOpaque(prefix string) (plain, hash string, err error) {
 // Grants stay: they record the user's consent.
 func (p *Provider) Prune(ctx context.Context) error {
 	return p.store.prune(ctx, p.now().Unix())
-}
-
-// RunPruner prunes every interval until ctx ends.
-func (p *Provider) RunPruner(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := p.Prune(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("oauth2: pruning expired codes and tokens", "err", err)
-			}
-		}
-	}
 }

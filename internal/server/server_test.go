@@ -133,3 +133,29 @@ func TestRunGraceEnds(t *testing.T) {
 		t.Error("the request outliving the grace period was answered")
 	}
 }
+
+func TestEveryRunsUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := make(chan struct{}, 10)
+	done := make(chan struct{})
+	go func() {
+		Every(ctx, time.Millisecond, "test task", func(context.Context) error {
+			runs <- struct{}{}
+			return errors.New("logged, then tried again")
+		})
+		close(done)
+	}()
+	for range 3 { // a failing run does not stop the next ones
+		select {
+		case <-runs:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the task did not run again")
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Every did not return when its context ended")
+	}
+}

@@ -7,7 +7,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -143,21 +142,8 @@ func (h *Handler) RoutePattern(method, path string) string {
 	return h.router.Find(chi.NewRouteContext(), method, path)
 }
 
-// RunSessionPruner deletes expired sessions every interval until ctx ends.
-func (h *Handler) RunSessionPruner(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := h.sessions.Prune(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("web: pruning expired sessions", "err", err)
-			}
-		}
-	}
-}
+// PruneSessions deletes the expired sessions (a periodic worker's task).
+func (h *Handler) PruneSessions(ctx context.Context) error { return h.sessions.Prune(ctx) }
 
 // handlerFunc is a page handler; the error it returns is rendered by fail.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
