@@ -114,6 +114,11 @@ type app struct {
 	// queueLease is how long the queue reserves a claimed job.
 	queueLease time.Duration
 
+	// secret is the instance secret and box seals secrets stored in the
+	// database with it (webhook, two-factor and sign-in source secrets).
+	secret []byte
+	box    *webhook.SecretBox
+
 	// web is the web interface.
 	web *web.Handler
 	// logger writes the access log (nil: none) and metrics counts requests
@@ -161,6 +166,16 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		return nil, err
 	}
 	a := &app{cfg: cfg, db: d}
+	// The instance secret (made at the first start) keys the sessions and
+	// the mailed codes and, through the secret box, seals stored secrets.
+	if a.secret, err = webhook.InstanceSecret(cfg.DataDir); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("instance secret: %w", err)
+	}
+	if a.box, err = webhook.NewSecretBox(a.secret); err != nil {
+		d.Close()
+		return nil, err
+	}
 	throttle := auth.NewThrottle(auth.ThrottleOptions{
 		PerAccount: cfg.Security.LoginFailuresPerAccount,
 		PerAddress: cfg.Security.LoginFailuresPerAddress,
@@ -241,17 +256,11 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 	a.protect.SetVerifier(a.signatures)
 	// Two-factor sign-in: secrets sealed with the instance secret; a
 	// password alone no longer authenticates its accounts.
-	if a.twoFA, err = newTwoFactor(d, cfg); err != nil {
-		d.Close()
-		return nil, err
-	}
+	a.twoFA = newTwoFactor(d, cfg, a.box)
 	a.authn.SetSecondFactor(a.twoFA)
 	// Sign-in sources: accounts of a source sign in through it, unknown
 	// logins are tried against the active sources.
-	if a.sources, err = newSignInSources(d, cfg, a.users); err != nil {
-		d.Close()
-		return nil, err
-	}
+	a.sources = newSignInSources(d, a.box, a.users)
 	a.users.SetExternalSources(a.sources)
 	a.authn.SetLocalTwoFASkipper(a.sources)
 	cron := cfg.CronSyncExternalUsers
@@ -331,35 +340,19 @@ func (a *app) close() { a.db.Close() }
 
 // newTwoFactor builds two-factor sign-in; authenticator applications show
 // the instance as "Cairn (host)".
-func newTwoFactor(d *db.DB, cfg *config.Config) (*twofa.Service, error) {
-	secret, err := webhook.InstanceSecret(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("instance secret: %w", err)
-	}
-	box, err := webhook.NewSecretBox(secret)
-	if err != nil {
-		return nil, err
-	}
+func newTwoFactor(d *db.DB, cfg *config.Config, box *webhook.SecretBox) *twofa.Service {
 	issuer := "Cairn"
 	if u, err := url.Parse(cfg.RootURL); err == nil && u.Hostname() != "" {
 		issuer += " (" + u.Hostname() + ")"
 	}
-	return twofa.NewService(d, box, twofa.Options{Issuer: issuer}), nil
+	return twofa.NewService(d, box, twofa.Options{Issuer: issuer})
 }
 
 // newSignInSources builds the sign-in sources with the kinds this binary
 // knows; their secrets are sealed with the instance secret.
-func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*authsource.Service, error) {
-	secret, err := webhook.InstanceSecret(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("instance secret: %w", err)
-	}
-	box, err := webhook.NewSecretBox(secret)
-	if err != nil {
-		return nil, err
-	}
+func newSignInSources(d *db.DB, box *webhook.SecretBox, users *user.Service) *authsource.Service {
 	kinds := authsource.NewRegistry(append(ldapsource.Kinds(), smtpsource.Kind(), pamsource.Kind())...)
-	return authsource.NewService(d, box, kinds, users, slog.Default()), nil
+	return authsource.NewService(d, box, kinds, users, slog.Default())
 }
 
 // openIDConnect makes the OAuth2 provider an OpenID Connect provider: its
@@ -367,18 +360,11 @@ func newSignInSources(d *db.DB, cfg *config.Config, users *user.Service) (*auths
 // when the server starts (migrate), the built-in applications of
 // [oauth2] DEFAULT_APPLICATIONS.
 func (a *app) openIDConnect(ctx context.Context, cfg *config.Config, migrate bool) error {
-	var secret []byte // keys HMAC-signed ID tokens of public clients
-	if strings.HasPrefix(cfg.OAuth2.JWTSigningAlgorithm, "HS") && cfg.OAuth2.JWTSecret == "" {
-		var err error
-		if secret, err = webhook.InstanceSecret(cfg.DataDir); err != nil {
-			return fmt.Errorf("instance secret: %w", err)
-		}
-	}
 	keyFile := cfg.OAuth2.JWTSigningPrivateKeyFile
 	if !filepath.IsAbs(keyFile) {
 		keyFile = filepath.Join(cfg.DataDir, keyFile)
 	}
-	key, err := oidc.NewSigningKey(cfg.OAuth2.JWTSigningAlgorithm, keyFile, cfg.OAuth2.JWTSecret, secret)
+	key, err := oidc.NewSigningKey(cfg.OAuth2.JWTSigningAlgorithm, keyFile, cfg.OAuth2.JWTSecret, a.secret)
 	if err != nil {
 		return err
 	}
@@ -426,14 +412,10 @@ func (a *app) api() *v1.API {
 
 // webInterface builds the web interface.
 func (a *app) webInterface() (*web.Handler, error) {
-	secret, err := webhook.InstanceSecret(a.cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("instance secret: %w", err)
-	}
 	return web.New(web.Deps{
 		Config: a.cfg, DB: a.db, Users: a.users, Access: a.access, Orgs: a.orgs, Repos: a.repos, Git: a.git,
 		Issues: a.issues, Pulls: a.pulls, Releases: a.releases, Markup: markup.New(a.cfg.RootURL),
-		Secret: secret, Version: version,
+		Secret: a.secret, Version: version,
 		Tokens: a.tokens, GPGKeys: a.gpgKeys, Avatars: a.avatars, Templates: a.templates, Activity: a.activity,
 		Webhooks: a.webhooks, Protect: a.protect, Queue: a.queue, Started: time.Now(), TwoFA: a.twoFA, OAuth2: a.oauth2,
 		OAuth2Provider: a.oauth2Provider, Sources: a.sources, SecurityKeys: a.securityKeys, Mail: a.mail, TimeCodes: a.timeCodes,

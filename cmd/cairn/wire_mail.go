@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/cairn-forge/cairn/internal/mail"
 	"github.com/cairn-forge/cairn/internal/markup"
 	"github.com/cairn-forge/cairn/internal/user"
-	"github.com/cairn-forge/cairn/internal/webhook"
 )
 
 // A mail attempt ends within mailAttemptTimeout (the queue's lease is
@@ -25,11 +23,7 @@ const (
 // events queue their mails in their own transactions when [service]
 // ENABLE_NOTIFY_MAIL is on.
 func (a *app) wireMail() error {
-	secret, err := webhook.InstanceSecret(a.cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("instance secret: %w", err)
-	}
-	a.timeCodes = user.NewTimeCodes(secret, a.users.Store, nil)
+	a.timeCodes = user.NewTimeCodes(a.secret, a.users.Store, nil)
 	if !a.cfg.Mailer.Enabled {
 		// As Gitea: these need mail, and are off without it.
 		if a.cfg.Service.RegisterEmailConfirm {

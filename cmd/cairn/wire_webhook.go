@@ -43,15 +43,7 @@ func (a *app) wireWebhooks() error {
 	if err != nil {
 		return fmt.Errorf("[webhook]: %w", err)
 	}
-	secret, err := webhook.InstanceSecret(a.cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("instance secret: %w", err)
-	}
-	box, err := webhook.NewSecretBox(secret)
-	if err != nil {
-		return err
-	}
-	a.webhooks = webhook.NewService(a.db, a.queue, client, box, webhook.Options{
+	a.webhooks = webhook.NewService(a.db, a.queue, client, a.box, webhook.Options{
 		Disabled: a.cfg.Security.DisableWebhooks, KeepDeliveries: w.DeliveriesKept, DisableAfter: w.DisableAfter,
 	})
 	// After a burst of pushes, the repository's references are packed and
