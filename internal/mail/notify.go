@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairn-forge/cairn/internal/db"
 	"github.com/cairn-forge/cairn/internal/errs"
 	"github.com/cairn-forge/cairn/internal/issue"
 	"github.com/cairn-forge/cairn/internal/markup"
@@ -154,15 +155,17 @@ func (n *Notifications) fanOut(ctx context.Context, j *queue.Job) error {
 			content = c.Content
 		}
 	}
-	for _, name := range mentionedNames(content) {
-		u, err := n.s.o.Users.GetByName(ctx, name)
-		if errs.IsNotFound(err) {
-			continue
+	if names := issue.FindMentions(content); len(names) > 0 {
+		args := make([]any, 0, len(names)+1)
+		for _, name := range names {
+			args = append(args, name)
 		}
+		found, err := n.s.o.Users.List(ctx, "WHERE u.lower_name IN "+db.In(len(names))+" AND u.type = ?",
+			append(args, int(user.TypeIndividual))...)
 		if err != nil {
 			return err
 		}
-		if !u.IsOrganization() {
+		for _, u := range found {
 			ids = append(ids, u.ID)
 		}
 	}
@@ -279,34 +282,9 @@ func (n *Notifications) sendOne(ctx context.Context, j *queue.Job) error {
 	return n.s.send(ctx, m)
 }
 
-// mentionRe finds @name mentions: a name of letters, digits, '-', '_' and
-// '.', not inside an e-mail address or a path.
-var mentionRe = regexp.MustCompile(`(?:^|[^\w.@/-])@([\w][\w.-]{0,39})`)
-
-// maxMentioned bounds how many mentioned accounts one text mails.
-const maxMentioned = 50
-
-// mentionedNames returns the distinct names text @mentions.
-func mentionedNames(text string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range mentionRe.FindAllStringSubmatch(text, -1) {
-		name := strings.TrimRight(m[1], ".")
-		if key := strings.ToLower(name); !seen[key] && len(out) < maxMentioned {
-			seen[key] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// mentions reports whether text @mentions name.
+// mentions reports whether text @mentions name (issue.FindMentions).
 func mentions(text, name string) bool {
-	if text == "" {
-		return false
-	}
-	re := regexp.MustCompile(`(?i)(?:^|[^\w.@/-])@` + regexp.QuoteMeta(name) + `(?:$|[^\w-])`)
-	return re.MatchString(text)
+	return slices.Contains(issue.FindMentions(text), strings.ToLower(name))
 }
 
 // compose builds the mail of one recipient: Gitea's subjects, threading
