@@ -98,6 +98,18 @@ type Config interface {
 	Validate() error
 }
 
+// TwoFactorPolicy is embedded in the settings of every kind: Gitea's
+// SkipLocalTwoFA (stored under that JSON name) lets the source's accounts
+// sign in without the second factor they enrolled here, the source being
+// trusted to have checked enough.
+type TwoFactorPolicy struct {
+	SkipLocalTwoFA bool `json:",omitempty"`
+}
+
+// SkipsLocalTwoFA tells whether accounts skip their local second factor
+// (TwoFactorSkipper).
+func (p TwoFactorPolicy) SkipsLocalTwoFA() bool { return p.SkipLocalTwoFA }
+
 // TwoFactorSkipper is a Config whose accounts may sign in without their
 // local second factor (Gitea's SkipLocalTwoFA: the source is trusted to
 // have checked enough).

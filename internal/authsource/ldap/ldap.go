@@ -91,15 +91,10 @@ type Config struct {
 	// AllowDeactivateAll lets a synchronisation that finds no user at all
 	// deactivate every account of the source.
 	AllowDeactivateAll bool
-	// SkipLocalTwoFA lets the source's accounts sign in without their
-	// local second factor.
-	SkipLocalTwoFA bool `json:",omitempty"`
+	authsource.TwoFactorPolicy
 	// Timeout bounds the connection and each request (0: 10 s).
 	Timeout time.Duration `json:",omitempty"`
 }
-
-// SkipsLocalTwoFA tells whether accounts skip their local second factor.
-func (c *Config) SkipsLocalTwoFA() bool { return c.SkipLocalTwoFA }
 
 // stored is Config as kept in login_source.cfg.
 type stored struct {

@@ -29,5 +29,5 @@ func formValues(cfg authsource.Config) map[string]string {
 // applyForm makes the settings of a PAM source from the submitted form.
 func applyForm(_ authsource.Config, get func(string) string) (authsource.Config, error) {
 	return &Config{ServiceName: authsource.FormText(get, "service_name"), EmailDomain: authsource.FormText(get, "email_domain"),
-		SkipLocalTwoFA: authsource.FormChecked(get("skip_local_2fa"))}, nil
+		TwoFactorPolicy: authsource.TwoFactorPolicy{SkipLocalTwoFA: authsource.FormChecked(get("skip_local_2fa"))}}, nil
 }

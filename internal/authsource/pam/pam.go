@@ -27,13 +27,8 @@ type Config struct {
 	// EmailDomain makes a login without "@" the address login@EmailDomain
 	// (empty: such accounts get a made-up address).
 	EmailDomain string
-	// SkipLocalTwoFA lets the source's accounts sign in without their
-	// local second factor.
-	SkipLocalTwoFA bool `json:",omitempty"`
+	authsource.TwoFactorPolicy
 }
-
-// SkipsLocalTwoFA tells whether accounts skip their local second factor.
-func (c *Config) SkipsLocalTwoFA() bool { return c.SkipLocalTwoFA }
 
 // Kind is the PAM source kind for the registry; without the "pam" build
 // tag its stored sources cannot be used and say so.

@@ -52,6 +52,7 @@ func applyForm(_ authsource.Config, get func(string) string) (authsource.Config,
 		Auth: authsource.FormText(get, "auth_type"), Host: authsource.FormText(get, "host"), Port: port,
 		AllowedDomains: authsource.FormText(get, "allowed_domains"), ForceSMTPS: authsource.FormChecked(get("force_smtps")),
 		SkipVerify: authsource.FormChecked(get("skip_verify")), HeloHostname: authsource.FormText(get, "helo_hostname"),
-		DisableHelo: authsource.FormChecked(get("disable_helo")), SkipLocalTwoFA: authsource.FormChecked(get("skip_local_2fa")),
+		DisableHelo:     authsource.FormChecked(get("disable_helo")),
+		TwoFactorPolicy: authsource.TwoFactorPolicy{SkipLocalTwoFA: authsource.FormChecked(get("skip_local_2fa"))},
 	}, nil
 }

@@ -60,13 +60,8 @@ type Config struct {
 	// DisableHelo sends none of Cairn's own (net/smtp then says "localhost").
 	HeloHostname string
 	DisableHelo  bool
-	// SkipLocalTwoFA lets the source's accounts sign in without their
-	// local second factor.
-	SkipLocalTwoFA bool `json:",omitempty"`
+	authsource.TwoFactorPolicy
 }
-
-// SkipsLocalTwoFA tells whether accounts skip their local second factor.
-func (c *Config) SkipsLocalTwoFA() bool { return c.SkipLocalTwoFA }
 
 // Kind is the SMTP source kind for the registry.
 func Kind() authsource.Kind {
