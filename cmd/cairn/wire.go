@@ -111,8 +111,6 @@ type app struct {
 	// the codes of activation and password reset links.
 	mail      *mail.Service
 	timeCodes *user.TimeCodes
-	// queueLease is how long the queue reserves a claimed job.
-	queueLease time.Duration
 
 	// secret is the instance secret and box seals secrets stored in the
 	// database with it (webhook, two-factor and sign-in source secrets).

@@ -9,9 +9,9 @@ import (
 	"github.com/cairn-forge/cairn/internal/user"
 )
 
-// A mail attempt ends within mailAttemptTimeout (the queue's lease is
-// longer, see wireWebhooks), or another worker could take the job again and
-// send the mail twice. go-mail gives the connection mailSMTPTimeout up to
+// A mail attempt ends within mailAttemptTimeout (the queue's lease of mail
+// jobs is longer, see mail.Service), or another worker could take the job
+// again and send the mail twice. go-mail gives the connection mailSMTPTimeout up to
 // the message, and as much again for the message.
 const (
 	mailSMTPTimeout    = 30 * time.Second

@@ -25,15 +25,11 @@ func (a *app) wireWebhooks() error {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	a.queueLease = timeout + 10*time.Second
-	if a.cfg.Mailer.Enabled { // mail jobs share the queue: its lease covers a mail attempt
-		a.queueLease = max(a.queueLease, mailAttemptTimeout+10*time.Second)
-	}
 	a.queue = queue.New(a.db, queue.Options{
 		Workers: w.DeliveryWorkers, GroupLimit: w.PerHookLimit, MaxAttempts: w.DeliveryAttempts,
 		// A delivery ends within its timeout: a job whose process died is
-		// taken again soon after.
-		Lease:   a.queueLease,
+		// taken again soon after (mail jobs have leases of their own).
+		Lease:   timeout + 10*time.Second,
 		Backoff: func(failed int) time.Duration { return min(backoff<<min(failed-1, 16), time.Hour) },
 	})
 	client, err := webhook.NewClient(webhook.ClientOptions{

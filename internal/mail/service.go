@@ -33,7 +33,9 @@ type Options struct {
 	AppName string
 	// ActivateLife and ResetLife are the lifetimes of the links.
 	ActivateLife, ResetLife time.Duration
-	// AttemptTimeout bounds one sending attempt (within the queue's lease).
+	// AttemptTimeout bounds one sending attempt; the queue reserves mail
+	// jobs for AttemptTimeout + leaseMargin, so that no other worker takes
+	// a job being sent and sends it twice.
 	AttemptTimeout time.Duration
 	// Notifications, when set, mails issue and pull request activity.
 	Notifications *Notifications
@@ -60,15 +62,25 @@ func NewService(o Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{o: o, domain: u.Hostname(), views: v}
-	o.Queue.Handle(kindAccount, s.sendAccountMail)
-	o.Queue.Handle(kindText, s.sendText)
+	handle := func(kind string, h queue.Handler) {
+		o.Queue.Handle(kind, h)
+		if o.AttemptTimeout > 0 {
+			o.Queue.SetLease(kind, o.AttemptTimeout+leaseMargin)
+		}
+	}
+	handle(kindAccount, s.sendAccountMail)
+	handle(kindText, s.sendText)
 	if o.Notifications != nil {
 		o.Notifications.s = s
-		o.Queue.Handle(kindIssue, o.Notifications.fanOut)
-		o.Queue.Handle(kindIssueTo, o.Notifications.sendOne)
+		handle(kindIssue, o.Notifications.fanOut)
+		handle(kindIssueTo, o.Notifications.sendOne)
 	}
 	return s, nil
 }
+
+// leaseMargin is how much longer than a sending attempt the queue reserves
+// a mail job.
+const leaseMargin = 10 * time.Second
 
 // accountJob is the payload of kindAccount: the link is made when the mail
 // is sent, so no secret waits in the queue and its lifetime starts then.

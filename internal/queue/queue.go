@@ -114,9 +114,11 @@ type Queue struct {
 	db       *db.DB
 	opts     Options
 	handlers map[string]Handler
-	owner    string
-	wake     chan struct{}
-	now      func() time.Time
+	// leases are the kinds' own leases (Options.Lease otherwise).
+	leases map[string]time.Duration
+	owner  string
+	wake   chan struct{}
+	now    func() time.Time
 
 	mu      sync.Mutex
 	running map[string]int // jobs of each group running in this process
@@ -127,12 +129,28 @@ type Queue struct {
 func New(d *db.DB, opts Options) *Queue {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &Queue{db: d, opts: opts.withDefaults(), handlers: map[string]Handler{}, owner: hex.EncodeToString(b),
+	return &Queue{db: d, opts: opts.withDefaults(), handlers: map[string]Handler{}, leases: map[string]time.Duration{}, owner: hex.EncodeToString(b),
 		wake: make(chan struct{}, 1), now: time.Now, running: map[string]int{}}
 }
 
 // Handle registers the handler of a kind; call it only while wiring.
 func (q *Queue) Handle(kind string, h Handler) { q.handlers[kind] = h }
+
+// SetLease gives the jobs of kind a lease of their own instead of
+// Options.Lease: a handler that may take longer than the others (a mail
+// attempt against a slow server) gets the time it needs without delaying
+// the takeover of every other kind's jobs after a crash. Call it only while
+// wiring.
+func (q *Queue) SetLease(kind string, lease time.Duration) { q.leases[kind] = lease }
+
+// leaseOf is how long a claimed job of kind is reserved, and its handler's
+// time limit.
+func (q *Queue) leaseOf(kind string) time.Duration {
+	if d, ok := q.leases[kind]; ok {
+		return d
+	}
+	return q.opts.Lease
+}
 
 // EnqueueOptions describe a new job.
 type EnqueueOptions struct {
@@ -352,7 +370,7 @@ func (q *Queue) claim(ctx context.Context, n int) ([]*Job, error) {
 		if err != nil {
 			return err
 		}
-		var ids []int64
+		ids := map[time.Duration][]int64{} // by lease
 		for rows.Next() {
 			j := &Job{}
 			var payload string
@@ -370,18 +388,20 @@ func (q *Queue) claim(ctx context.Context, n int) ([]*Job, error) {
 			j.Payload, j.Created = []byte(payload), time.UnixMilli(created)
 			j.Attempts++
 			out = append(out, j)
-			ids = append(ids, j.ID)
+			lease := q.leaseOf(j.Kind)
+			ids[lease] = append(ids[lease], j.ID)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(ids) == 0 {
-			return nil
+		for lease, list := range ids {
+			if _, err := q.db.Exec(ctx, "UPDATE queue_job SET lease_owner = ?, lease_until_ms = ?, attempts = attempts + 1, updated_ms = ? WHERE id IN "+
+				db.In(len(list)), append([]any{q.owner, now + lease.Milliseconds(), now}, db.Int64Args(list)...)...); err != nil {
+				return err
+			}
 		}
-		_, err = q.db.Exec(ctx, "UPDATE queue_job SET lease_owner = ?, lease_until_ms = ?, attempts = attempts + 1, updated_ms = ? WHERE id IN "+
-			db.In(len(ids)), append([]any{q.owner, now + q.opts.Lease.Milliseconds(), now}, db.Int64Args(ids)...)...)
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -421,7 +441,7 @@ func (q *Queue) call(ctx context.Context, j *Job) (err error) {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(ctx, q.opts.Lease)
+	ctx, cancel := context.WithTimeout(ctx, q.leaseOf(j.Kind))
 	defer cancel()
 	return h(ctx, j)
 }

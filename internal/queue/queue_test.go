@@ -271,3 +271,46 @@ func TestOutcomeBatch(t *testing.T) {
 		t.Fatalf("the job whose outcome failed ran %d times, want 2", n.(*atomic.Int64).Load())
 	}
 }
+
+// TestLeasePerKind: a kind with a lease of its own is reserved, and its
+// handler given time, for that lease; other kinds keep Options.Lease.
+func TestLeasePerKind(t *testing.T) {
+	d := testDB(t)
+	q := New(d, Options{Poll: 10 * time.Millisecond, Lease: 2 * time.Second})
+	q.SetLease("slow", time.Hour)
+	type seen struct {
+		deadline   time.Time
+		leaseUntil time.Time
+	}
+	got := make(chan seen, 2)
+	handler := func(ctx context.Context, j *Job) error {
+		dl, _ := ctx.Deadline()
+		var until int64
+		if err := d.QueryRow(ctx, "SELECT lease_until_ms FROM queue_job WHERE id = ?", j.ID).Scan(&until); err != nil {
+			return err
+		}
+		got <- seen{dl, time.UnixMilli(until)}
+		return nil
+	}
+	q.Handle("slow", handler)
+	q.Handle("fast", handler)
+	runQueue(t, q)
+	for kind, lease := range map[string]time.Duration{"slow": time.Hour, "fast": 2 * time.Second} {
+		start := time.Now()
+		if err := q.Enqueue(context.Background(), kind, nil, EnqueueOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var s seen
+		select {
+		case s = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the %s job did not run", kind)
+		}
+		// Both are about lease from the claim: between start and now.
+		for what, at := range map[string]time.Time{"handler deadline": s.deadline, "lease": s.leaseUntil} {
+			if at.Before(start.Add(lease-time.Second)) || at.After(time.Now().Add(lease)) {
+				t.Errorf("%s: %s in %v, want about %v", kind, what, time.Until(at), lease)
+			}
+		}
+	}
+}
