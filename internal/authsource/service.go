@@ -157,12 +157,18 @@ func (s *Service) validate(src *Source) error {
 	return src.Config.Validate()
 }
 
+// checkedSettings validates src and returns its settings as stored
+// (secrets sealed).
+func (s *Service) checkedSettings(src *Source) ([]byte, error) {
+	if err := s.validate(src); err != nil {
+		return nil, err
+	}
+	return src.Config.Encode(s.box)
+}
+
 // Create stores a new source.
 func (s *Service) Create(ctx context.Context, src *Source) error {
-	if err := s.validate(src); err != nil {
-		return err
-	}
-	cfg, err := src.Config.Encode(s.box)
+	cfg, err := s.checkedSettings(src)
 	if err != nil {
 		return err
 	}
@@ -182,10 +188,7 @@ func (s *Service) Create(ctx context.Context, src *Source) error {
 
 // Update stores the changed source src (its type cannot change).
 func (s *Service) Update(ctx context.Context, src *Source) error {
-	if err := s.validate(src); err != nil {
-		return err
-	}
-	cfg, err := src.Config.Encode(s.box)
+	cfg, err := s.checkedSettings(src)
 	if err != nil {
 		return err
 	}
