@@ -300,26 +300,30 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 	link := issueURL
 	thread := fmt.Sprintf("<%s/%s/%d@%s>", r.FullName(), kind, is.Index, n.s.domain)
 	messageID := thread
+	// part is the Message-ID of one event of the thread.
+	part := func(what string, id int64) string {
+		return fmt.Sprintf("<%s/%s/%d/%s/%d@%s>", r.FullName(), kind, is.Index, what, id, n.s.domain)
+	}
 	var action string
 	switch p.Event {
 	case string(issue.EventOpened):
 		action = "opened"
 	case string(issue.EventCommentCreated):
 		action = "commented on"
-		messageID = fmt.Sprintf("<%s/%s/%d/comment/%d@%s>", r.FullName(), kind, is.Index, c.ID, n.s.domain)
+		messageID = part("comment", c.ID)
 		link = issueURL + "#issuecomment-" + strconv.FormatInt(c.ID, 10)
 	case string(issue.EventClosed):
 		action = "closed"
-		messageID = fmt.Sprintf("<%s/%s/%d/close/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+		messageID = part("close", p.At)
 	case string(issue.EventReopened):
 		action = "reopened"
-		messageID = fmt.Sprintf("<%s/%s/%d/reopen/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+		messageID = part("reopen", p.At)
 	case string(issue.EventAssigned):
 		action = "assigned you to"
-		messageID = fmt.Sprintf("<%s/%s/%d/assign/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+		messageID = part("assign", p.At)
 	case string(pull.EventReviewRequested):
 		action = "requested your review on"
-		messageID = fmt.Sprintf("<%s/%s/%d/review_request/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+		messageID = part("review_request", p.At)
 	case string(pull.EventReviewed):
 		switch review.Type {
 		case pull.ReviewApprove:
@@ -329,11 +333,11 @@ func (n *Notifications) compose(ctx context.Context, p issueJob, r *repo.Reposit
 		default:
 			action = "reviewed"
 		}
-		messageID = fmt.Sprintf("<%s/%s/%d/review/%d@%s>", r.FullName(), kind, is.Index, review.ID, n.s.domain)
+		messageID = part("review", review.ID)
 		link = issueURL + "/files"
 	case string(pull.EventMerged):
 		action = "merged"
-		messageID = fmt.Sprintf("<%s/%s/%d/merge/%d@%s>", r.FullName(), kind, is.Index, p.At, n.s.domain)
+		messageID = part("merge", p.At)
 	default:
 		return nil, fmt.Errorf("unknown issue mail event %q", p.Event)
 	}
