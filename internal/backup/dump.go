@@ -78,7 +78,7 @@ type Instance struct {
 // the repositories listed in it are then captured by recording their refs
 // and copying object files that hold every object those refs reach.
 func Dump(ctx context.Context, inst Instance, w io.Writer) error {
-	tw := tar.NewWriter(w)
+	a := newArchive(w)
 	var repoIDs []int64
 	// spools are the database entries, written to files first (tar needs
 	// each size first).
@@ -100,13 +100,11 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	}()
 	if inst.DB.Dialect == db.SQLite {
 		// The database file itself: copied page by page, it is a tenth of
-		// the work of writing every row out, and restored whole. The copy
-		// is made while the repositories are written, and comes last.
+		// the work of writing every row out, and restored whole. It comes
+		// last, read in the snapshot held while the repositories are
+		// written.
 		var err error
 		if snap, repoIDs, err = openSQLiteSnapshot(ctx, inst, &m); err != nil {
-			return fmt.Errorf("database: %w", err)
-		}
-		if err := snap.start(ctx, inst.Paths.TempDir, &m, repoIDs); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}
 		m.DatabaseFile = sqliteEntry
@@ -156,7 +154,7 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeBytes(tw, "manifest.json", mj); err != nil {
+	if err := a.writeBytes("manifest.json", mj); err != nil {
 		return err
 	}
 	for _, s := range spools {
@@ -164,7 +162,7 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		err = writeFile(tw, s.name, f)
+		err = a.writeFile(s.name, f)
 		f.Close()
 		if err != nil {
 			return err
@@ -173,19 +171,19 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	}
 	spools = nil
 	for _, id := range repoIDs {
-		if err := dumpRepo(ctx, inst, tw, id); err != nil {
+		if err := dumpRepo(ctx, inst, a, id); err != nil {
 			return fmt.Errorf("repository %d: %w", id, err)
 		}
 	}
 	for _, dir := range []string{"attachments", "avatars", "ssh"} {
-		if err := dumpDir(tw, filepath.Join(inst.Paths.DataDir, dir), "files/"+dir); err != nil {
+		if err := a.dumpDir(filepath.Join(inst.Paths.DataDir, dir), "files/"+dir); err != nil {
 			return err
 		}
 	}
 	// The instance secret decrypts webhook secrets: without it a restored
 	// instance could not sign or authorize its hooks' deliveries.
 	if f, err := os.Open(filepath.Join(inst.Paths.DataDir, "instance_secret")); err == nil {
-		err = writeFile(tw, "files/instance_secret", f)
+		err = a.writeFile("files/instance_secret", f)
 		f.Close()
 		if err != nil {
 			return err
@@ -195,7 +193,7 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	}
 	if inst.Paths.ConfigFile != "" {
 		if f, err := os.Open(inst.Paths.ConfigFile); err == nil {
-			err = writeFile(tw, "config/cairn.ini", f)
+			err = a.writeFile("config/cairn.ini", f)
 			f.Close()
 			if err != nil {
 				return err
@@ -205,21 +203,11 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 		}
 	}
 	if snap != nil {
-		p, err := snap.wait()
-		if err != nil {
+		if err := snap.writeTo(ctx, a.tw, sqliteEntry); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		err = writeFile(tw, sqliteEntry, f)
-		f.Close()
-		if err != nil {
-			return err
-		}
 	}
-	return tw.Close()
+	return a.tw.Close()
 }
 
 // schemaLevel is the highest applied migration.
@@ -504,8 +492,20 @@ func portable(v any, kind colKind) (any, error) {
 	return nil, fmt.Errorf("unsupported value type %T", v)
 }
 
+// archive is the tar stream a dump writes, with one copy buffer for all
+// its files.
+type archive struct {
+	tw  *tar.Writer
+	buf []byte
+}
+
+func newArchive(w io.Writer) *archive {
+	// Large reads: the database file and packs are hundreds of MB.
+	return &archive{tw: tar.NewWriter(w), buf: make([]byte, 1<<20)}
+}
+
 // dumpDir adds the regular files under dir (if it exists) as name/....
-func dumpDir(tw *tar.Writer, dir, name string) error {
+func (a *archive) dumpDir(dir, name string) error {
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -528,7 +528,7 @@ func dumpDir(tw *tar.Writer, dir, name string) error {
 			return err
 		}
 		defer f.Close()
-		return writeFile(tw, name+"/"+filepath.ToSlash(rel), f)
+		return a.writeFile(name+"/"+filepath.ToSlash(rel), f)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -536,17 +536,17 @@ func dumpDir(tw *tar.Writer, dir, name string) error {
 	return err
 }
 
-func writeBytes(tw *tar.Writer, name string, b []byte) error {
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: int64(len(b)), ModTime: time.Now(), Typeflag: tar.TypeReg}); err != nil {
+func (a *archive) writeBytes(name string, b []byte) error {
+	if err := a.tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: int64(len(b)), ModTime: time.Now(), Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
-	_, err := tw.Write(b)
+	_, err := a.tw.Write(b)
 	return err
 }
 
 // writeFile adds the whole of the open file f as name, as long as it was
 // when added (a file growing meanwhile is cut there).
-func writeFile(tw *tar.Writer, name string, f *os.File) error {
+func (a *archive) writeFile(name string, f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -554,10 +554,9 @@ func writeFile(tw *tar.Writer, name string, f *os.File) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: fi.Size(), ModTime: fi.ModTime(), Typeflag: tar.TypeReg}); err != nil {
+	if err := a.tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: fi.Size(), ModTime: fi.ModTime(), Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
-	// Large reads: the database file and packs are hundreds of MB.
-	_, err = io.CopyBuffer(tw, io.LimitReader(f, fi.Size()), make([]byte, min(max(fi.Size(), 512), 1<<20)))
+	_, err = io.CopyBuffer(a.tw, io.LimitReader(f, fi.Size()), a.buf)
 	return err
 }

@@ -1,7 +1,6 @@
 package backup
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -191,7 +190,7 @@ func snapshotObjects(ctx context.Context, inst Instance, repo string) (*objectSn
 // every attempt, or it borrows objects from elsewhere (alternates), the refs
 // are recorded again and exactly the objects they reach are packed with git
 // pack-objects instead.
-func dumpRepo(ctx context.Context, inst Instance, tw *tar.Writer, id int64) error {
+func dumpRepo(ctx context.Context, inst Instance, a *archive, id int64) error {
 	path := filepath.Join(inst.Paths.Repos, strconv.FormatInt(id, 10)+".git")
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("the repository's directory is missing (deleted during the dump? run it again): %w", err)
@@ -201,7 +200,7 @@ func dumpRepo(ctx context.Context, inst Instance, tw *tar.Writer, id int64) erro
 	if err != nil {
 		return err
 	}
-	if err := writeBytes(tw, prefix+"object-format", bytes.TrimSpace(format)); err != nil {
+	if err := a.writeBytes(prefix+"object-format", bytes.TrimSpace(format)); err != nil {
 		return err
 	}
 	for _, name := range []string{"config", "HEAD"} {
@@ -209,7 +208,7 @@ func dumpRepo(ctx context.Context, inst Instance, tw *tar.Writer, id int64) erro
 		if err != nil {
 			return err
 		}
-		if err := writeBytes(tw, prefix+name, b); err != nil {
+		if err := a.writeBytes(prefix+name, b); err != nil {
 			return err
 		}
 	}
@@ -227,21 +226,21 @@ func dumpRepo(ctx context.Context, inst Instance, tw *tar.Writer, id int64) erro
 	}
 	if snap == nil {
 		fmt.Fprintf(inst.Log, "repository %d: the object store changed during the copy, packing it instead\n", id)
-		return packRepo(ctx, inst, tw, path, prefix)
+		return packRepo(ctx, inst, a, path, prefix)
 	}
 	defer snap.close()
 	for _, sf := range snap.files {
-		if err := writeFile(tw, prefix+sf.name, sf.f); err != nil {
+		if err := a.writeFile(prefix+sf.name, sf.f); err != nil {
 			return err
 		}
 	}
-	return writeBytes(tw, prefix+"refs", snap.refs)
+	return a.writeBytes(prefix+"refs", snap.refs)
 }
 
 // packRepo records the refs of the repository at path, then packs exactly
 // the objects they reach: objects are only ever added, and a ref recorded
 // here points at objects present now.
-func packRepo(ctx context.Context, inst Instance, tw *tar.Writer, path, prefix string) error {
+func packRepo(ctx context.Context, inst Instance, a *archive, path, prefix string) error {
 	refs, err := inst.Git.Command("for-each-ref", "--format=%(objectname) %(refname)").Repo(path).Output(ctx)
 	if err != nil {
 		return err
@@ -269,11 +268,11 @@ func packRepo(ctx context.Context, inst Instance, tw *tar.Writer, path, prefix s
 		if err != nil {
 			return err
 		}
-		if err := writeFile(tw, prefix+"objects.pack", f); err != nil {
+		if err := a.writeFile(prefix+"objects.pack", f); err != nil {
 			return err
 		}
 	}
-	return writeBytes(tw, prefix+"refs", refs)
+	return a.writeBytes(prefix+"refs", refs)
 }
 
 // restoreRepoEntry handles one file of a dumped repository; entries come in

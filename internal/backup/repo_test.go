@@ -53,11 +53,11 @@ func TestRepoRoundTrip(t *testing.T) {
 
 	inst := Instance{Git: g, Paths: Paths{Repos: filepath.Join(root, "src"), TempDir: root}, Log: io.Discard}
 	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := dumpRepo(ctx, inst, tw, 7); err != nil {
+	a := newArchive(&buf)
+	if err := dumpRepo(ctx, inst, a, 7); err != nil {
 		t.Fatal(err)
 	}
-	tw.Close()
+	a.tw.Close()
 	tr := tar.NewReader(&buf)
 	var names []string
 	dst := filepath.Join(root, "dst", "7.git")
@@ -115,11 +115,11 @@ func TestRepoAlternatesPacked(t *testing.T) {
 	runGit(t, root, "clone", "-q", "--bare", "--shared", base, fork)
 	inst := Instance{Git: g, Paths: Paths{Repos: filepath.Join(root, "repos"), TempDir: root}, Log: io.Discard}
 	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := dumpRepo(ctx, inst, tw, 3); err != nil {
+	a := newArchive(&buf)
+	if err := dumpRepo(ctx, inst, a, 3); err != nil {
 		t.Fatal(err)
 	}
-	tw.Close()
+	a.tw.Close()
 	tr := tar.NewReader(&buf)
 	found := false
 	for {

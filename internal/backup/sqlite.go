@@ -1,13 +1,15 @@
 package backup
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"time"
 
 	"github.com/cairn-forge/cairn/internal/db"
 	"modernc.org/sqlite"
@@ -27,13 +29,11 @@ type restorer interface {
 }
 
 // sqliteSnapshot is a read transaction on a SQLite source, on a connection
-// of its own, and the copy of the database made in it.
+// of its own: the manifest, the repository list and the database file in the
+// archive are all read in it.
 type sqliteSnapshot struct {
 	sdb  *sql.DB
 	conn *sql.Conn
-	path string        // the copy
-	done chan struct{} // closed when the copy is made and checked
-	err  error         // the copy's failure, once done is closed
 }
 
 // openSQLiteSnapshot starts a read transaction on the database of inst, a
@@ -57,6 +57,7 @@ func openSQLiteSnapshot(ctx context.Context, inst Instance, m *Manifest) (*sqlit
 	if err != nil {
 		return nil, nil, err
 	}
+	sdb.SetMaxOpenConns(1)
 	s := &sqliteSnapshot{sdb: sdb}
 	ok := false
 	defer func() {
@@ -99,67 +100,63 @@ func openSQLiteSnapshot(ctx context.Context, inst Instance, m *Manifest) (*sqlit
 	return s, ids, nil
 }
 
-// start copies the database, as the snapshot sees it, into a new file in
-// dir with SQLite's online backup, in the background: the backup reads
-// through the connection holding the read transaction. The copy is checked
-// against m and ids (what the snapshot read) before wait reports success.
-func (s *sqliteSnapshot) start(ctx context.Context, dir string, m *Manifest, ids []int64) error {
-	f, err := os.CreateTemp(dir, "dump-*.sqlite")
+// writeTo adds the database file, as the snapshot sees it, to the archive
+// as name. Its pages are read through the snapshot's own transaction
+// (SQLite's sqlite_dbpage table) and streamed into the archive: nothing is
+// written twice, and the file is the very state the manifest counted.
+func (s *sqliteSnapshot) writeTo(ctx context.Context, tw *tar.Writer, name string) error {
+	var pageSize, pages int64
+	if err := s.conn.QueryRowContext(ctx, "SELECT page_size, page_count FROM pragma_page_size, pragma_page_count").Scan(&pageSize, &pages); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: pageSize * pages, ModTime: time.Now(), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	rows, err := s.conn.QueryContext(ctx, "SELECT pgno, data FROM sqlite_dbpage WHERE pgno BETWEEN 1 AND ? ORDER BY pgno", pages)
 	if err != nil {
 		return err
 	}
-	s.path = f.Name()
-	f.Close()
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		err := s.conn.Raw(func(dc any) error {
-			b, ok := dc.(backuper)
-			if !ok {
-				return errors.New("the SQLite driver offers no online backup")
-			}
-			// Not synced: the copy is read back at once, and a crash
-			// loses the dump anyway.
-			bk, err := b.NewBackup("file:" + s.path + "?_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)")
-			if err != nil {
-				return err
-			}
-			if _, err := bk.Step(-1); err != nil {
-				bk.Finish()
-				return err
-			}
-			return bk.Finish()
-		})
-		if err == nil {
-			err = checkSQLiteCopy(ctx, s.path, m, ids)
+	defer rows.Close()
+	var want int64 = 1
+	for rows.Next() {
+		var pgno int64
+		var data sql.RawBytes
+		if err := rows.Scan(&pgno, &data); err != nil {
+			return err
 		}
-		s.err = err
-	}()
+		if pgno != want || int64(len(data)) != pageSize {
+			return fmt.Errorf("page %d of the database: got page %d of %d bytes", want, pgno, len(data))
+		}
+		if pgno == 1 {
+			// The copy is a plain rollback-journal file, which opens
+			// anywhere without its WAL companions: bytes 18 and 19 of the
+			// header are the file format's write and read versions (2 is
+			// WAL, 1 the legacy journal).
+			page := bytes.Clone(data)
+			page[18], page[19] = 1, 1
+			data = page
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+		want++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if want != pages+1 {
+		return fmt.Errorf("the database has %d pages, %d were read", pages, want-1)
+	}
 	return nil
 }
 
-// wait returns the copy's path once start's work is done.
-func (s *sqliteSnapshot) wait() (string, error) {
-	<-s.done
-	if err := s.err; err != nil {
-		return "", fmt.Errorf("copying the SQLite database: %w", err)
-	}
-	return s.path, nil
-}
-
-// close ends the read transaction and removes the copy.
+// close ends the read transaction.
 func (s *sqliteSnapshot) close() {
-	if s.done != nil {
-		<-s.done
-	}
 	if s.conn != nil {
 		s.conn.ExecContext(context.Background(), "ROLLBACK")
 		s.conn.Close()
 	}
 	s.sdb.Close()
-	if s.path != "" {
-		removeSQLite(s.path)
-	}
 }
 
 // removeSQLite removes a database file and its WAL companions.
@@ -167,34 +164,6 @@ func removeSQLite(p string) {
 	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(p + s)
 	}
-}
-
-// checkSQLiteCopy verifies that the copy at path holds the state the
-// snapshot read: the same row counts and repositories.
-func checkSQLiteCopy(ctx context.Context, path string, m *Manifest, ids []int64) error {
-	cp, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
-	if err != nil {
-		return err
-	}
-	defer cp.Close()
-	q := func(query string, args ...any) (*sql.Rows, error) { return cp.QueryContext(ctx, query, args...) }
-	for _, t := range m.Tables {
-		n, err := count(q, "SELECT COUNT(*) FROM "+quote(db.SQLite, t.Name))
-		if err != nil {
-			return err
-		}
-		if n != t.Rows {
-			return fmt.Errorf("table %s: the copy has %d rows, the snapshot %d", t.Name, n, t.Rows)
-		}
-	}
-	got, err := repositoryIDs(q)
-	if err != nil {
-		return err
-	}
-	if !slices.Equal(got, ids) {
-		return errors.New("the copy's repositories differ from the snapshot's")
-	}
-	return nil
 }
 
 // count runs a query answering one number.
