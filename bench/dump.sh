@@ -9,7 +9,8 @@
 # MariaDB server (databases cairn_bench_src and cairn_bench_dst, dropped
 # first) and restores onto the same kind of server; `pg_dump` or
 # `mariadb-dump` of the source is timed beside tar.
-# Usage: [COLD=1] [DB=postgres|mysql] bash bench/dump.sh [repos] [mb-per-repo] [issues]
+# KEEP=1 keeps the temporary directory (instance, archive) and prints it.
+# Usage: [COLD=1] [KEEP=1] [DB=postgres|mysql] bash bench/dump.sh [repos] [mb-per-repo] [issues]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPOS=${1:-4}
