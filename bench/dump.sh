@@ -8,7 +8,8 @@
 # DB=postgres or DB=mysql puts the instance on the local PostgreSQL or
 # MariaDB server (databases cairn_bench_src and cairn_bench_dst, dropped
 # first) and restores onto the same kind of server; `pg_dump` or
-# `mariadb-dump` of the source is timed beside tar.
+# `mariadb-dump` of the source is timed beside tar, and its load into
+# cairn_bench_ref beside tar -xf.
 # KEEP=1 keeps the temporary directory (instance, archive) and prints it.
 # Usage: [COLD=1] [KEEP=1] [DB=postgres|mysql] bash bench/dump.sh [repos] [mb-per-repo] [issues]
 set -euo pipefail
@@ -77,6 +78,11 @@ echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | gr
 ls -l "$WORK/plain.tar" "$WORK/dump.tar" | awk '{print $5, $9}'
 echo "tar -xf:"; mkdir "$WORK/x"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
 echo "cairn restore:"; CAIRN_DATABASE_URL=$DST measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
+case "${DB:-}" in
+postgres) fresh cairn_bench_ref; echo "pg_restore:"; measure pg_restore -h 127.0.0.1 -U postgres -d cairn_bench_ref "$WORK/pg.dump" ;;
+mysql) fresh cairn_bench_ref; echo "mariadb < dump:"; measure sh -c "mariadb -h 127.0.0.1 -u root cairn_bench_ref < '$WORK/my.sql'" ;;
+esac
+if [ -n "$SRC" ]; then fresh cairn_bench_ref; fi
 if [ -n "${COLD:-}" ]; then
   echo "cold cache (COLD=1; the data directory, then the archive, evicted first):"
   rm -f "$WORK/plain.tar" "$WORK/dump.tar"

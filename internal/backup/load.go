@@ -35,7 +35,8 @@ func maxPlaceholders(d db.Dialect) int {
 // loader fills the tables of a freshly migrated database on one writer
 // connection. While it works, triggers are off (the dumped rows already hold
 // everything triggers derive) and, on SQLite, so are the journal and syncs;
-// finish turns them back on and rebuilds SQLite's full-text indexes.
+// finish turns them back on and rebuilds SQLite's full-text indexes, or
+// starts building PostgreSQL's dropped indexes, which wait awaits.
 type loader struct {
 	d    *db.DB
 	conn *sql.Conn
@@ -45,7 +46,14 @@ type loader struct {
 	triggers []string
 	// disabled holds the PostgreSQL tables whose triggers are disabled.
 	disabled []string
-	done     bool
+	// indexes holds the PostgreSQL indexes dropped for the load.
+	indexes []pgIndex
+	done    bool
+	// building is closed when finish's index builds are over, with
+	// buildErr their failure; cancelBuild stops them.
+	building    chan struct{}
+	buildErr    error
+	cancelBuild context.CancelFunc
 }
 
 // newLoader takes a writer connection and prepares it for a bulk load.
@@ -61,6 +69,13 @@ func newLoader(ctx context.Context, inst Instance) (*loader, error) {
 		return nil, err
 	}
 	l := &loader{d: inst.DB, conn: conn, log: inst.Log}
+	if inst.DB.Dialect == db.Postgres {
+		// The indexes copyTable builds again sort in memory up to this.
+		if _, err := conn.ExecContext(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
 	if inst.DB.Dialect != db.SQLite {
 		return l, nil
 	}
@@ -124,6 +139,9 @@ func (l *loader) finish(ctx context.Context) error {
 			return err
 		}
 	}
+	if len(l.indexes) > 0 {
+		l.startBuilds(ctx)
+	}
 	if l.d.Dialect != db.SQLite {
 		return nil
 	}
@@ -163,7 +181,24 @@ func (l *loader) finish(ctx context.Context) error {
 	return nil
 }
 
-func (l *loader) close() { l.conn.Close() }
+// wait returns once the indexes finish started are built, with their
+// failure.
+func (l *loader) wait() error {
+	if l.building == nil {
+		return nil
+	}
+	<-l.building
+	return l.buildErr
+}
+
+// close stops what finish started and gives the connection back.
+func (l *loader) close() {
+	if l.cancelBuild != nil {
+		l.cancelBuild()
+		<-l.building
+	}
+	l.conn.Close()
+}
 
 // table inserts the JSON lines of table t (archive format version format)
 // in one transaction, in multi-row INSERTs prepared once per batch size,
@@ -207,6 +242,11 @@ func (l *loader) table(ctx context.Context, t TableInfo, format int, r io.Reader
 		}
 		l.disabled = append(l.disabled, t.Name)
 	}
+	row := make([]any, len(t.Columns))
+	next := rowReader(r, format, t.Columns, row)
+	if d.Dialect == db.Postgres {
+		return l.copyTable(ctx, t, src, kinds, row, next)
+	}
 	perBatch := min(batchRows, maxPlaceholders(d.Dialect)/len(names))
 	head := "INSERT INTO " + quote(d.Dialect, t.Name) + " (" + strings.Join(names, ", ") + ") VALUES "
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ") + ")"
@@ -244,8 +284,6 @@ func (l *loader) table(ctx context.Context, t TableInfo, format int, r io.Reader
 		args, pending, size = args[:0], 0, 0
 		return err
 	}
-	row := make([]any, len(t.Columns))
-	next := rowReader(r, format, t.Columns, row)
 	var n int64
 	for {
 		ok, err := next()

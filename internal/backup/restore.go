@@ -187,6 +187,11 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 		}
 	}
 	fmt.Fprintf(inst.Log, "restored %d repositories, all connected\n", len(repos))
+	if ld != nil {
+		if err := ld.wait(); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

@@ -242,6 +242,14 @@ func dumpRoundTrip(t *testing.T, opts ...ServerOption) {
 			t.Errorf("%s: restored %q, want %q", c.path, got, want)
 		}
 	}
+	// The schema is whole: every index of the source exists in the target
+	// (a PostgreSQL restore drops the loose ones and builds them again).
+	// Only for targets of the source's kind: index names are per database.
+	if (os.Getenv("CAIRN_DATABASE_URL") == "") == (srcDBKind(s) == "") {
+		if want, got := dumpIndexes(t, s), dumpIndexes(t, r); strings.Join(want, ",") != strings.Join(got, ",") {
+			t.Errorf("indexes after restore:\n got %q\nwant %q", got, want)
+		}
+	}
 	var search struct {
 		Data []struct {
 			FullName string `json:"full_name"`
@@ -298,4 +306,44 @@ func dumpRoundTrip(t *testing.T, opts ...ServerOption) {
 	// New rows get fresh ids (sequences were moved past the restored rows).
 	mustStatus(t, r.API("POST", "repos/acme/tool/issues", adminTok, map[string]any{"title": "after restore"}), 201, "issue after restore")
 	r.CreateUser("carol")
+}
+
+// srcDBKind is the scheme of the database URL a server runs on, "" for SQLite.
+func srcDBKind(s *Server) string {
+	scheme := "" // the last setting wins, as in fndServerDB
+	for _, kv := range s.Env {
+		if v, ok := strings.CutPrefix(kv, "CAIRN_DATABASE_URL="); ok {
+			scheme, _, _ = strings.Cut(v, ":")
+		}
+	}
+	return scheme
+}
+
+// dumpIndexes lists the indexes of a server's database as table.index.
+func dumpIndexes(t *testing.T, s *Server) []string {
+	t.Helper()
+	q := "SELECT tbl_name || '.' || name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY 1"
+	switch srcDBKind(s) {
+	case "postgres", "postgresql":
+		q = "SELECT tablename || '.' || indexname FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1"
+	case "mysql":
+		q = "SELECT DISTINCT CONCAT(table_name, '.', index_name) FROM information_schema.statistics WHERE table_schema = DATABASE() ORDER BY 1"
+	}
+	rows, err := fndServerDB(t, s).Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if len(names) < 10 {
+		t.Fatalf("only %d indexes found: %q", len(names), names)
+	}
+	return names
 }
