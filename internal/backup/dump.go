@@ -78,76 +78,39 @@ type Instance struct {
 // the repositories listed in it are then captured by recording their refs
 // and copying object files that hold every object those refs reach.
 func Dump(ctx context.Context, inst Instance, w io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	a := newArchive(w)
 	var repoIDs []int64
-	// spools are the database entries, written to files first (tar needs
-	// each size first).
-	type spool struct {
-		name, path string
-	}
-	var spools []spool
-	defer func() {
-		for _, s := range spools {
-			removeSQLite(s.path)
-		}
-	}()
 	m := Manifest{Format: FormatVersion, CairnVersion: inst.Version, Database: inst.DB.Dialect.String(), Created: time.Now().UTC()}
 	var snap *sqliteSnapshot
+	var exp *tableExport
 	defer func() {
 		if snap != nil {
 			snap.close()
 		}
+		if exp != nil {
+			cancel()
+			exp.close()
+		}
 	}()
+	// The database goes last in the archive, read in a snapshot held
+	// while the repositories are written.
 	if inst.DB.Dialect == db.SQLite {
 		// The database file itself: copied page by page, it is a tenth of
-		// the work of writing every row out, and restored whole. It comes
-		// last, read in the snapshot held while the repositories are
-		// written.
+		// the work of writing every row out, and restored whole.
 		var err error
 		if snap, repoIDs, err = openSQLiteSnapshot(ctx, inst, &m); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}
 		m.DatabaseFile = sqliteEntry
-	} else if err := inst.DB.Snapshot(ctx, func(q func(string, ...any) (*sql.Rows, error)) error {
-		level, err := schemaLevel(q)
-		if err != nil {
-			return err
+	} else {
+		// The tables, written out as rows in the background while the
+		// repositories are copied.
+		var err error
+		if exp, repoIDs, err = startExport(ctx, inst, &m); err != nil {
+			return fmt.Errorf("database: %w", err)
 		}
-		m.SchemaLevel = level
-		tables, err := listTables(ctx, inst.DB)
-		if err != nil {
-			return err
-		}
-		for _, t := range tables {
-			f, err := os.CreateTemp(inst.Paths.TempDir, "dump-*.jsonl")
-			if err != nil {
-				return err
-			}
-			spools = append(spools, spool{"db/" + t + ".jsonl", f.Name()})
-			info, err := dumpTable(ctx, inst.DB, q, t, f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("table %s: %w", t, err)
-			}
-			m.Tables = append(m.Tables, info)
-		}
-		rows, err := q("SELECT id FROM repository ORDER BY id")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			repoIDs = append(repoIDs, id)
-		}
-		return rows.Err()
-	}); err != nil {
-		return fmt.Errorf("database: %w", err)
 	}
 	m.Repositories = len(repoIDs)
 	mj, err := json.MarshalIndent(m, "", "  ")
@@ -157,19 +120,6 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	if err := a.writeBytes("manifest.json", mj); err != nil {
 		return err
 	}
-	for _, s := range spools {
-		f, err := os.Open(s.path)
-		if err != nil {
-			return err
-		}
-		err = a.writeFile(s.name, f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		removeSQLite(s.path)
-	}
-	spools = nil
 	for _, id := range repoIDs {
 		if err := dumpRepo(ctx, inst, a, id); err != nil {
 			return fmt.Errorf("repository %d: %w", id, err)
@@ -204,6 +154,11 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 	}
 	if snap != nil {
 		if err := snap.writeTo(ctx, a.tw, sqliteEntry); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	}
+	if exp != nil {
+		if err := exp.writeTo(a); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}
 	}
@@ -382,6 +337,9 @@ func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows,
 		return info, err
 	}
 	defer rows.Close()
+	if rawColumns(types) {
+		return info, dumpRawRows(rows, kinds, info.Columns, bw, &info.Rows)
+	}
 	vals := make([]any, len(types))
 	ptrs := make([]any, len(types))
 	for i := range vals {
@@ -418,6 +376,109 @@ func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows,
 	return info, bw.Flush()
 }
 
+// rawColumns reports whether every column is an integer, a boolean, text or
+// binary: the types whose values dumpRawRows writes from their bytes.
+func rawColumns(types []*sql.ColumnType) bool {
+	for _, t := range types {
+		name := strings.ToUpper(t.DatabaseTypeName())
+		if kindOf(name) == kindOther && !strings.Contains(name, "CHAR") && !strings.Contains(name, "TEXT") {
+			return false
+		}
+	}
+	return true
+}
+
+// dumpRawRows writes rows as dumpTable does, scanning each value as the
+// bytes the driver holds (no value is allocated): integers are written as
+// they come, booleans as true or false, text escaped, binary in base64.
+// n counts the rows written.
+func dumpRawRows(rows *sql.Rows, kinds []colKind, columns []string, bw *bufio.Writer, n *int64) error {
+	vals := make([]sql.RawBytes, len(kinds))
+	ptrs := make([]any, len(kinds))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var line bytes.Buffer
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		line.Reset()
+		line.WriteByte('[')
+		for i, v := range vals {
+			if i > 0 {
+				line.WriteByte(',')
+			}
+			if err := appendRaw(&line, v, kinds[i]); err != nil {
+				return fmt.Errorf("column %s: %w", columns[i], err)
+			}
+		}
+		line.WriteString("]\n")
+		if _, err := bw.Write(line.Bytes()); err != nil {
+			return err
+		}
+		*n++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendRaw writes a value scanned as bytes (nil for NULL) of a column of
+// kind as portable JSON.
+func appendRaw(b *bytes.Buffer, v sql.RawBytes, kind colKind) error {
+	if v == nil {
+		b.WriteString("null")
+		return nil
+	}
+	switch kind {
+	case kindInt:
+		if !isInteger(v) {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		b.Write(v)
+	case kindBool:
+		switch string(v) {
+		case "1", "t", "true":
+			b.WriteString("true")
+		case "0", "f", "false":
+			b.WriteString("false")
+		default:
+			return fmt.Errorf("%q is not a boolean", v)
+		}
+	case kindBlob:
+		b.WriteString(`{"$base64":"`)
+		b.Write(base64.StdEncoding.AppendEncode(b.AvailableBuffer(), v))
+		b.WriteString(`"}`)
+	default:
+		if plainString(v) {
+			b.WriteByte('"')
+			b.Write(v)
+			b.WriteByte('"')
+			return nil
+		}
+		return appendJSON(b, string(v))
+	}
+	return nil
+}
+
+// isInteger reports whether b is a decimal integer, maybe negative.
+func isInteger(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // appendJSON writes v as JSON; the common types without reflection.
 func appendJSON(b *bytes.Buffer, v any) error {
 	var tmp [24]byte
@@ -448,7 +509,7 @@ func appendJSON(b *bytes.Buffer, v any) error {
 }
 
 // plainString reports whether s is printable ASCII needing no JSON escape.
-func plainString(s string) bool {
+func plainString[T ~string | ~[]byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			return false

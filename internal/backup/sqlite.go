@@ -73,31 +73,39 @@ func openSQLiteSnapshot(ctx context.Context, inst Instance, m *Manifest) (*sqlit
 		return nil, nil, err
 	}
 	q := func(query string, args ...any) (*sql.Rows, error) { return s.conn.QueryContext(ctx, query, args...) }
-	if m.SchemaLevel, err = schemaLevel(q); err != nil {
-		return nil, nil, err
-	}
-	for _, t := range tables {
-		info := TableInfo{Name: t}
-		rows, err := q("SELECT * FROM " + quote(db.SQLite, t) + " WHERE 1 = 0")
-		if err != nil {
-			return nil, nil, err
-		}
-		info.Columns, err = rows.Columns()
-		rows.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		if info.Rows, err = count(q, "SELECT COUNT(*) FROM "+quote(db.SQLite, t)); err != nil {
-			return nil, nil, err
-		}
-		m.Tables = append(m.Tables, info)
-	}
-	ids, err := repositoryIDs(q)
+	ids, err := snapshotFacts(q, db.SQLite, tables, m)
 	if err != nil {
 		return nil, nil, err
 	}
 	ok = true
 	return s, ids, nil
+}
+
+// snapshotFacts reads what the manifest says of the database through q, a
+// snapshot: the schema level and each table's columns and row count, and
+// returns the repositories' ids.
+func snapshotFacts(q func(string, ...any) (*sql.Rows, error), d db.Dialect, tables []string, m *Manifest) ([]int64, error) {
+	var err error
+	if m.SchemaLevel, err = schemaLevel(q); err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		info := TableInfo{Name: t}
+		rows, err := q("SELECT * FROM " + quote(d, t) + " WHERE 1 = 0")
+		if err != nil {
+			return nil, err
+		}
+		info.Columns, err = rows.Columns()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+		if info.Rows, err = count(q, "SELECT COUNT(*) FROM "+quote(d, t)); err != nil {
+			return nil, err
+		}
+		m.Tables = append(m.Tables, info)
+	}
+	return repositoryIDs(q)
 }
 
 // writeTo adds the database file, as the snapshot sees it, to the archive

@@ -83,3 +83,57 @@ func TestAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRaw checks that values written from the driver's bytes come
+// out as the generic writer writes the same values, and that bytes not of
+// their column's kind are refused.
+func TestAppendRaw(t *testing.T) {
+	for _, c := range []struct {
+		raw  []byte
+		kind colKind
+		want any // what the generic writer is given
+	}{
+		{[]byte("42"), kindInt, int64(42)},
+		{[]byte("-9223372036854775808"), kindInt, int64(-1 << 63)},
+		{[]byte("t"), kindBool, true},
+		{[]byte("true"), kindBool, true},
+		{[]byte("1"), kindBool, true},
+		{[]byte("f"), kindBool, false},
+		{[]byte("0"), kindBool, false},
+		{nil, kindOther, nil},
+		{[]byte{}, kindOther, ""},
+		{[]byte("plain"), kindOther, "plain"},
+		{[]byte(`quote " back \ slash`), kindOther, `quote " back \ slash`},
+		{[]byte("héllo\n\x01<a&b>"), kindOther, "héllo\n\x01<a&b>"},
+		{[]byte{0, 1, 255}, kindBlob, []byte{0, 1, 255}},
+	} {
+		var got, want bytes.Buffer
+		if err := appendRaw(&got, c.raw, c.kind); err != nil {
+			t.Errorf("%q: %v", c.raw, err)
+			continue
+		}
+		v, err := portable(c.want, c.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := appendJSON(&want, v); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%q (kind %d) written as %s, the generic writer writes %s", c.raw, c.kind, got.String(), want.String())
+		}
+		row := make([]any, 1)
+		if err := parseRow([]byte("["+got.String()+"]"), row); err != nil {
+			t.Errorf("%s does not read back: %v", got.String(), err)
+		}
+	}
+	for _, c := range []struct {
+		raw  string
+		kind colKind
+	}{{"1.5", kindInt}, {"abc", kindInt}, {"", kindInt}, {"-", kindInt}, {"12345678901234567890", kindInt}, {"yes", kindBool}} {
+		var b bytes.Buffer
+		if err := appendRaw(&b, []byte(c.raw), c.kind); err == nil {
+			t.Errorf("%q was accepted as kind %d: %s", c.raw, c.kind, b.String())
+		}
+	}
+}
