@@ -46,8 +46,8 @@ type loader struct {
 	triggers []string
 	// disabled holds the PostgreSQL tables whose triggers are disabled.
 	disabled []string
-	// indexes holds the PostgreSQL indexes dropped for the load.
-	indexes []pgIndex
+	// indexes holds the PostgreSQL and MySQL indexes dropped for the load.
+	indexes []looseIndex
 	done    bool
 	// building is closed when finish's index builds are over, with
 	// buildErr their failure; cancelBuild stops them.
@@ -69,12 +69,9 @@ func newLoader(ctx context.Context, inst Instance) (*loader, error) {
 		return nil, err
 	}
 	l := &loader{d: inst.DB, conn: conn, log: inst.Log}
-	if inst.DB.Dialect == db.Postgres {
-		// The indexes copyTable builds again sort in memory up to this.
-		if _, err := conn.ExecContext(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
-			conn.Close()
-			return nil, err
-		}
+	if err := bulkSession(ctx, inst.DB.Dialect, conn); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if inst.DB.Dialect != db.SQLite {
 		return l, nil
@@ -246,6 +243,11 @@ func (l *loader) table(ctx context.Context, t TableInfo, format int, r io.Reader
 	next := rowReader(r, format, t.Columns, row)
 	if d.Dialect == db.Postgres {
 		return l.copyTable(ctx, t, src, kinds, row, next)
+	}
+	if d.Dialect == db.MySQL && !l.done {
+		if err := l.dropMySQLIndexes(ctx, t.Name); err != nil {
+			return 0, err
+		}
 	}
 	perBatch := min(batchRows, maxPlaceholders(d.Dialect)/len(names))
 	head := "INSERT INTO " + quote(d.Dialect, t.Name) + " (" + strings.Join(names, ", ") + ") VALUES "

@@ -2,13 +2,10 @@ package backup
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -38,9 +35,11 @@ func (l *loader) copyTable(ctx context.Context, t TableInfo, src []int, kinds []
 			return err
 		}
 		defer tx.Rollback(ctx)
-		indexes, err := looseIndexes(ctx, tx, t.Name)
-		if err != nil {
-			return err
+		var indexes []looseIndex
+		if !l.done { // else finish has built the dropped ones already
+			if indexes, err = pgLooseIndexes(ctx, tx, t.Name); err != nil {
+				return err
+			}
 		}
 		for _, ix := range indexes {
 			if _, err := tx.Exec(ctx, "DROP INDEX "+pgx.Identifier{ix.name}.Sanitize()); err != nil {
@@ -84,85 +83,9 @@ func (l *loader) copyTable(ctx context.Context, t TableInfo, src []int, kinds []
 	return n, err
 }
 
-// indexBuilders is how many connections build the dropped indexes at once.
-const indexBuilders = 2
-
-// startBuilds builds l.indexes in the background, on the loader's
-// connection and a second one, while the repositories are written and
-// checked: the database server's work beside git's. The full-text (GIN)
-// indexes, the longest, go first. wait awaits them.
-func (l *loader) startBuilds(ctx context.Context) {
-	bctx, cancel := context.WithCancel(ctx)
-	l.building, l.cancelBuild = make(chan struct{}), cancel
-	todo := make(chan pgIndex, len(l.indexes))
-	slices.SortStableFunc(l.indexes, func(a, b pgIndex) int {
-		return -compareBool(strings.Contains(a.definition, " USING gin "), strings.Contains(b.definition, " USING gin "))
-	})
-	for _, ix := range l.indexes {
-		todo <- ix
-	}
-	close(todo)
-	var mu sync.Mutex
-	fail := func(err error) {
-		mu.Lock()
-		if l.buildErr == nil {
-			l.buildErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	var wg sync.WaitGroup
-	build := func(conn *sql.Conn) {
-		defer wg.Done()
-		for ix := range todo {
-			if _, err := conn.ExecContext(bctx, ix.definition); err != nil {
-				fail(fmt.Errorf("building index %s: %w", ix.name, err))
-				return
-			}
-		}
-	}
-	wg.Add(1)
-	go build(l.conn)
-	for range indexBuilders - 1 {
-		conn, err := l.d.WriteConn(bctx)
-		if err == nil {
-			_, err = conn.ExecContext(bctx, "SET maintenance_work_mem = '256MB'")
-		}
-		if err != nil {
-			if conn != nil {
-				conn.Close()
-			}
-			fail(err)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer conn.Close()
-			build(conn)
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(l.building)
-	}()
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// pgIndex is an index by name and the statement that makes it.
-type pgIndex struct{ name, definition string }
-
-// looseIndexes lists the indexes of table that no constraint (primary key,
+// pgLooseIndexes lists the indexes of table that no constraint (primary key,
 // UNIQUE) owns: those a restore may drop and build again.
-func looseIndexes(ctx context.Context, tx pgx.Tx, table string) ([]pgIndex, error) {
+func pgLooseIndexes(ctx context.Context, tx pgx.Tx, table string) ([]looseIndex, error) {
 	rows, err := tx.Query(ctx, `SELECT c.relname, pg_get_indexdef(i.indexrelid)
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		WHERE i.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
@@ -170,9 +93,10 @@ func looseIndexes(ctx context.Context, tx pgx.Tx, table string) ([]pgIndex, erro
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (pgIndex, error) {
-		var ix pgIndex
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (looseIndex, error) {
+		var ix looseIndex
 		err := r.Scan(&ix.name, &ix.definition)
+		ix.fullText = strings.Contains(ix.definition, " USING gin ")
 		return ix, err
 	})
 }
