@@ -10,8 +10,9 @@
 # first) and restores onto the same kind of server; `pg_dump` or
 # `mariadb-dump` of the source is timed beside tar, and its load into
 # cairn_bench_ref beside tar -xf.
+# PAIRS=n runs n pairs of each (default 3).
 # KEEP=1 keeps the temporary directory (instance, archive) and prints it.
-# Usage: [COLD=1] [KEEP=1] [DB=postgres|mysql] bash bench/dump.sh [repos] [mb-per-repo] [issues]
+# Usage: [COLD=1] [KEEP=1] [PAIRS=n] [DB=postgres|mysql] bash bench/dump.sh [repos] [mb-per-repo] [issues]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPOS=${1:-4}
@@ -69,15 +70,24 @@ measure() { sync; /usr/bin/time -f "%e s, max RSS %M KB" "$@"; }
 # evict drops the clean cached pages of the files under its arguments (and
 # of nothing else on the machine): the "cold" runs read them from disk.
 evict() { sync; find "$@" -type f -exec dd if={} iflag=nocache count=0 status=none \;; }
-echo "tar -cf:"; measure tar -cf "$WORK/plain.tar" -C "$WORK" data
+# PAIRS (default 3) back-to-back pairs of each: the page cache and the
+# disk's writeback make single runs vary by up to 2x.
+for p in $(seq 1 "${PAIRS:-3}"); do
+  rm -f "$WORK/plain.tar" "$WORK/dump.tar"
+  echo "tar -cf:"; measure tar -cf "$WORK/plain.tar" -C "$WORK" data
+  echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | grep -v '^cairn:'
+done
+ls -l "$WORK/plain.tar" "$WORK/dump.tar" | awk '{print $5, $9}'
 case "${DB:-}" in
 postgres) echo "pg_dump -Fc:"; measure pg_dump -h 127.0.0.1 -U postgres -Fc -f "$WORK/pg.dump" cairn_bench_src ;;
 mysql) echo "mariadb-dump:"; measure sh -c "mariadb-dump -h 127.0.0.1 -u root --single-transaction cairn_bench_src > '$WORK/my.sql'" ;;
 esac
-echo "cairn dump:"; measure "$WORK/cairn" dump --file "$WORK/dump.tar" 2>&1 | grep -v '^cairn:'
-ls -l "$WORK/plain.tar" "$WORK/dump.tar" | awk '{print $5, $9}'
-echo "tar -xf:"; mkdir "$WORK/x"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
-echo "cairn restore:"; CAIRN_DATABASE_URL=$DST measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
+for p in $(seq 1 "${PAIRS:-3}"); do
+  rm -rf "$WORK/x" "$WORK/restored"; mkdir "$WORK/x"
+  if [ -n "$DST" ]; then fresh cairn_bench_dst; fi
+  echo "tar -xf:"; measure tar -xf "$WORK/plain.tar" -C "$WORK/x"
+  echo "cairn restore:"; CAIRN_DATABASE_URL=$DST measure "$WORK/cairn" --data-dir "$WORK/restored" restore --file "$WORK/dump.tar" 2>&1 | grep -v '^restored\|^cairn:'
+done
 case "${DB:-}" in
 postgres) fresh cairn_bench_ref; echo "pg_restore:"; measure pg_restore -h 127.0.0.1 -U postgres -d cairn_bench_ref "$WORK/pg.dump" ;;
 mysql) fresh cairn_bench_ref; echo "mariadb < dump:"; measure sh -c "mariadb -h 127.0.0.1 -u root cairn_bench_ref < '$WORK/my.sql'" ;;
