@@ -133,3 +133,44 @@ func TestRepoAlternatesPacked(t *testing.T) {
 		t.Error("a repository with alternates was not packed")
 	}
 }
+
+// TestRepoChecker checks restored repositories in the background: whole
+// ones pass, and one whose ref names a missing object fails the restore.
+func TestRepoChecker(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	g, err := git.New(git.Options{TempDir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos := filepath.Join(root, "repos")
+	work := filepath.Join(root, "work")
+	runGit(t, root, "init", "-q", work)
+	os.WriteFile(filepath.Join(work, "f"), []byte("x"), 0o644)
+	runGit(t, work, "add", "f")
+	runGit(t, work, "commit", "-q", "-m", "x")
+	for _, id := range []string{"1.git", "2.git"} {
+		runGit(t, root, "clone", "-q", "--bare", work, filepath.Join(repos, id))
+	}
+	inst := Instance{Git: g, Paths: Paths{Repos: repos}}
+
+	c := newRepoChecker(ctx, inst)
+	c.add("1.git")
+	c.add("2.git")
+	if err := c.wait(); err != nil {
+		t.Fatalf("whole repositories: %v", err)
+	}
+	c.stop()
+
+	// 2.git's branch now names a commit it lacks.
+	if err := os.WriteFile(filepath.Join(repos, "2.git", "packed-refs"), []byte("1111111111111111111111111111111111111111 refs/heads/gone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = newRepoChecker(ctx, inst)
+	defer c.stop()
+	c.add("1.git")
+	c.add("2.git")
+	if err := c.wait(); err == nil || !strings.Contains(err.Error(), "repository 2.git") {
+		t.Fatalf("a repository missing an object passed: %v", err)
+	}
+}

@@ -103,6 +103,12 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 	}()
 	var restored []string
 	repos := map[string]bool{}
+	// Each repository is checked as soon as its entries are all in (the
+	// next entry is not one of its own), in the background while the rest
+	// of the archive is read.
+	check := newRepoChecker(ctx, inst)
+	defer check.stop()
+	current := ""
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -114,6 +120,10 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 		name := path.Clean(hdr.Name)
 		if hdr.Typeflag != tar.TypeReg || strings.HasPrefix(name, "../") || path.IsAbs(name) {
 			return nil, fmt.Errorf("unexpected archive entry %q", hdr.Name)
+		}
+		if current != "" && !strings.HasPrefix(name, "repositories/"+current+"/") {
+			check.add(current)
+			current = ""
 		}
 		switch {
 		case m.DatabaseFile != "" && name == m.DatabaseFile:
@@ -154,7 +164,10 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 			if err := restoreRepoEntry(ctx, inst, filepath.Join(inst.Paths.Repos, repo), file, tr); err != nil {
 				return nil, fmt.Errorf("repository %s: %w", repo, err)
 			}
-			repos[repo] = true
+			if repos[repo] && current != repo {
+				return nil, fmt.Errorf("repository %s: its entries are not together in the archive", repo)
+			}
+			repos[repo], current = true, repo
 		case name == "files/instance_secret" || strings.HasPrefix(name, "files/attachments/") ||
 			strings.HasPrefix(name, "files/avatars/") || strings.HasPrefix(name, "files/ssh/"):
 			if err := placeFile(filepath.Join(inst.Paths.DataDir, filepath.FromSlash(strings.TrimPrefix(name, "files/"))), tr, 0o600); err != nil {
@@ -180,11 +193,11 @@ func restore(ctx context.Context, inst Instance, tr *tar.Reader, m *Manifest) (*
 	if len(repos) != m.Repositories {
 		return nil, fmt.Errorf("the archive holds %d repositories, the manifest says %d: it is incomplete", len(repos), m.Repositories)
 	}
-	for repo := range repos {
-		p := filepath.Join(inst.Paths.Repos, repo)
-		if err := inst.Git.Command("fsck", "--connectivity-only", "--no-dangling", "--no-progress").Repo(p).Run(ctx); err != nil {
-			return nil, fmt.Errorf("repository %s: git fsck: %w", repo, err)
-		}
+	if current != "" {
+		check.add(current)
+	}
+	if err := check.wait(); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(inst.Log, "restored %d repositories, all connected\n", len(repos))
 	if ld != nil {
@@ -299,4 +312,53 @@ func resetSequences(ctx context.Context, d *db.DB, tables []string) error {
 		}
 	}
 	return nil
+}
+
+// repoChecker runs git fsck --connectivity-only on each restored repository
+// it is given, one at a time, in the background.
+type repoChecker struct {
+	todo   chan string
+	done   chan struct{}
+	err    error // the first failure, once done is closed
+	cancel context.CancelFunc
+}
+
+func newRepoChecker(ctx context.Context, inst Instance) *repoChecker {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &repoChecker{todo: make(chan string, 1024), done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(c.done)
+		for repo := range c.todo {
+			if c.err != nil {
+				continue
+			}
+			p := filepath.Join(inst.Paths.Repos, repo)
+			if err := inst.Git.Command("fsck", "--connectivity-only", "--no-dangling", "--no-progress").Repo(p).Run(ctx); err != nil {
+				c.err = fmt.Errorf("repository %s: git fsck: %w", repo, err)
+			}
+		}
+	}()
+	return c
+}
+
+// add queues a repository whose entries are all written.
+func (c *repoChecker) add(repo string) { c.todo <- repo }
+
+// wait returns once every queued repository is checked, with the first
+// failure.
+func (c *repoChecker) wait() error {
+	close(c.todo)
+	<-c.done
+	c.todo = nil
+	return c.err
+}
+
+// stop abandons the checks (when the restore failed) and waits for the
+// running one to end.
+func (c *repoChecker) stop() {
+	c.cancel()
+	if c.todo != nil {
+		close(c.todo)
+		<-c.done
+	}
 }
