@@ -66,7 +66,7 @@ sync
 du -sh "$WORK/data"
 # Each run starts with no dirty pages, so none pays for the writeback of
 # the previous one's output.
-measure() { sync; /usr/bin/time -f "%e s, max RSS %M KB" "$@"; }
+measure() { sync; /usr/bin/time -f "%e s (user %U s, system %S s), max RSS %M KB" "$@"; }
 # evict drops the clean cached pages of the files under its arguments (and
 # of nothing else on the machine): the "cold" runs read them from disk.
 evict() { sync; find "$@" -type f -exec dd if={} iflag=nocache count=0 status=none \;; }
