@@ -338,46 +338,24 @@ func dumpTable(ctx context.Context, d *db.DB, q func(string, ...any) (*sql.Rows,
 	}
 	defer rows.Close()
 	if rawColumns(types) {
-		return info, dumpRawRows(rows, kinds, info.Columns, bw, &info.Rows)
+		// Values as the bytes the driver holds: none is allocated.
+		vals := make([]sql.RawBytes, len(types))
+		return info, writeRows(rows, vals, info.Columns, bw, &info.Rows, func(b *bytes.Buffer, i int) error {
+			return appendRaw(b, vals[i], kinds[i])
+		})
 	}
 	vals := make([]any, len(types))
-	ptrs := make([]any, len(types))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	var line bytes.Buffer
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return info, err
+	return info, writeRows(rows, vals, info.Columns, bw, &info.Rows, func(b *bytes.Buffer, i int) error {
+		jv, err := portable(vals[i], kinds[i])
+		if err != nil {
+			return err
 		}
-		line.Reset()
-		line.WriteByte('[')
-		for i, v := range vals {
-			if i > 0 {
-				line.WriteByte(',')
-			}
-			jv, err := portable(v, kinds[i])
-			if err != nil {
-				return info, fmt.Errorf("column %s: %w", info.Columns[i], err)
-			}
-			if err := appendJSON(&line, jv); err != nil {
-				return info, err
-			}
-		}
-		line.WriteString("]\n")
-		if _, err := bw.Write(line.Bytes()); err != nil {
-			return info, err
-		}
-		info.Rows++
-	}
-	if err := rows.Err(); err != nil {
-		return info, err
-	}
-	return info, bw.Flush()
+		return appendJSON(b, jv)
+	})
 }
 
 // rawColumns reports whether every column is an integer, a boolean, text or
-// binary: the types whose values dumpRawRows writes from their bytes.
+// binary: the types whose values appendRaw writes from their bytes.
 func rawColumns(types []*sql.ColumnType) bool {
 	for _, t := range types {
 		name := strings.ToUpper(t.DatabaseTypeName())
@@ -388,13 +366,11 @@ func rawColumns(types []*sql.ColumnType) bool {
 	return true
 }
 
-// dumpRawRows writes rows as dumpTable does, scanning each value as the
-// bytes the driver holds (no value is allocated): integers are written as
-// they come, booleans as true or false, text escaped, binary in base64.
+// writeRows writes each row as one JSON array per line: rows are scanned
+// into vals, and appendColumn writes the i-th value of the row scanned.
 // n counts the rows written.
-func dumpRawRows(rows *sql.Rows, kinds []colKind, columns []string, bw *bufio.Writer, n *int64) error {
-	vals := make([]sql.RawBytes, len(kinds))
-	ptrs := make([]any, len(kinds))
+func writeRows[T any](rows *sql.Rows, vals []T, columns []string, bw *bufio.Writer, n *int64, appendColumn func(b *bytes.Buffer, i int) error) error {
+	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
@@ -405,11 +381,11 @@ func dumpRawRows(rows *sql.Rows, kinds []colKind, columns []string, bw *bufio.Wr
 		}
 		line.Reset()
 		line.WriteByte('[')
-		for i, v := range vals {
+		for i := range vals {
 			if i > 0 {
 				line.WriteByte(',')
 			}
-			if err := appendRaw(&line, v, kinds[i]); err != nil {
+			if err := appendColumn(&line, i); err != nil {
 				return fmt.Errorf("column %s: %w", columns[i], err)
 			}
 		}

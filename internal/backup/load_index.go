@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/cairn-forge/cairn/internal/db"
@@ -28,11 +27,12 @@ func (l *loader) startBuilds(ctx context.Context) {
 	bctx, cancel := context.WithCancel(ctx)
 	l.building, l.cancelBuild = make(chan struct{}), cancel
 	todo := make(chan looseIndex, len(l.indexes))
-	slices.SortStableFunc(l.indexes, func(a, b looseIndex) int {
-		return -compareBool(a.fullText, b.fullText)
-	})
-	for _, ix := range l.indexes {
-		todo <- ix
+	for _, fullText := range []bool{true, false} {
+		for _, ix := range l.indexes {
+			if ix.fullText == fullText {
+				todo <- ix
+			}
+		}
 	}
 	close(todo)
 	var mu sync.Mutex
@@ -78,16 +78,6 @@ func (l *loader) startBuilds(ctx context.Context) {
 		wg.Wait()
 		close(l.building)
 	}()
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // bulkSession sets up a PostgreSQL connection that loads rows and builds
