@@ -278,7 +278,10 @@ func TestRenderableDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := v.pages["repo_commit"]
+	tmpl, err := v.page("repo_commit")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, split := range []bool{false, true} {
 		var buf bytes.Buffer
 		view := &diffView{Diff: d, Split: split, RepoLink: "/o/r", Head: head, RawURL: "/o/r/commit/x.diff",

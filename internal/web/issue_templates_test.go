@@ -23,9 +23,9 @@ func execIssuePage(t *testing.T, name string, data any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, ok := v.pages[name]
-	if !ok {
-		t.Fatalf("no template %s", name)
+	tpl, err := v.page(name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	if err := tpl.ExecuteTemplate(&buf, "layout", &Page{Title: "t", CSRF: "tok", Data: data}); err != nil {

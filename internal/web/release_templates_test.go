@@ -27,8 +27,12 @@ func renderPageForTest(t *testing.T, name string, data any) string {
 	owner := &user.User{ID: 1, Name: "acme", LowerName: "acme"}
 	rc := &repoCtx{Owner: owner, Repo: &repo.Repository{ID: 2, Name: "pub", DefaultBranch: "main"}, Link: "/acme/pub",
 		Perm: access.RepoPerm{Mode: access.ModeWrite, Units: map[string]access.Mode{repo.UnitReleases: access.ModeWrite, repo.UnitIssues: access.ModeWrite}}}
+	tpl, err := v.page(name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	if err := v.pages[name].ExecuteTemplate(&buf, "layout", &Page{Title: "t", CSRF: "tok", Doer: owner, Data: repoPage{R: rc, Page: data}}); err != nil {
+	if err := tpl.ExecuteTemplate(&buf, "layout", &Page{Title: "t", CSRF: "tok", Doer: owner, Data: repoPage{R: rc, Page: data}}); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return buf.String()

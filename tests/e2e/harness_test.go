@@ -8,9 +8,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
@@ -21,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,10 +94,15 @@ type Server struct {
 type ServerOption func(*serverSetup)
 
 type serverSetup struct {
-	env      []string
-	ssh      bool
-	rootHost string
+	env       []string
+	ssh       bool
+	rootHost  string
+	ownJWTKey bool
 }
+
+// WithOwnSigningKey leaves the data directory without the shared ID token
+// signing key, so the server generates its own at the first start.
+func WithOwnSigningKey() ServerOption { return func(s *serverSetup) { s.ownJWTKey = true } }
 
 // WithEnv adds environment variables (e.g. CAIRN_REPOSITORY_FORCE_PRIVATE=true).
 func WithEnv(kv ...string) ServerOption {
@@ -183,10 +192,53 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	}
 	env = append(env, setup.env...)
 	s.Env = env
+	if !setup.ownJWTKey && !slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, "CAIRN_OAUTH2_JWT_SIGNING_ALGORITHM=")
+	}) {
+		placeSigningKey(t, s.DataDir)
+	}
 	s.launch(bin, nil)
 	s.AdminTok = s.CreateToken(adminName, adminPassword, "e2e-admin", "all")
 	s.Admin = s.Client(s.AdminTok)
 	return s
+}
+
+var (
+	signingKeyOnce sync.Once
+	signingKeyPEM  []byte
+	signingKeyErr  error
+)
+
+// placeSigningKey writes one RSA-4096 key, generated once per test run, where
+// a server keeps its ID token signing key (jwt/private.pem, the default
+// RS256): each fresh data directory would otherwise spend a second or more of
+// CPU generating its own, and the suites start hundreds of servers.
+// TestOIDCKeyMadeAtFirstStart covers the generation (WithOwnSigningKey).
+func placeSigningKey(t testing.TB, dataDir string) {
+	t.Helper()
+	signingKeyOnce.Do(func() {
+		key, err := rsa.GenerateKey(rand.Reader, 4096)
+		if err != nil {
+			signingKeyErr = err
+			return
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			signingKeyErr = err
+			return
+		}
+		signingKeyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	})
+	if signingKeyErr != nil {
+		t.Fatal(signingKeyErr)
+	}
+	dir := filepath.Join(dataDir, "jwt")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "private.pem"), signingKeyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // launch runs `bin serve` with s.Env, its standard output to stdout (nil: the

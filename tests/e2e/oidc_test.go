@@ -360,7 +360,7 @@ func TestOIDCSigningAlgorithms(t *testing.T) {
 }
 
 func TestOIDCDisabled(t *testing.T) {
-	s := StartServer(t, WithEnv("CAIRN_OAUTH2_ENABLED=false"))
+	s := StartServer(t, WithOwnSigningKey(), WithEnv("CAIRN_OAUTH2_ENABLED=false"))
 	alice := s.CreateUser("alice")
 	for _, c := range []struct{ method, path string }{
 		{"GET", ".well-known/openid-configuration"}, {"GET", "login/oauth/keys"}, {"POST", "login/oauth/access_token"},
@@ -614,7 +614,7 @@ func TestOIDCAuthorizedApplications(t *testing.T) {
 // the data directory by the first start itself, in the background, before
 // any client asks for it.
 func TestOIDCKeyMadeAtFirstStart(t *testing.T) {
-	s := StartServer(t)
+	s := StartServer(t, WithOwnSigningKey())
 	file := filepath.Join(s.DataDir, "jwt", "private.pem")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
