@@ -179,7 +179,7 @@ func open(ctx context.Context, getenv func(string) string, migrate bool) (*app, 
 		PerAddress: cfg.Security.LoginFailuresPerAddress,
 		Window:     cfg.Security.LoginFailureWindow,
 	})
-	a.users = user.NewService(d, user.Options{MinPasswordLength: cfg.Security.MinPasswordLength, Throttle: throttle})
+	a.users = user.NewService(d, user.Options{PasswordParams: cfg.Security.PasswordParams, MinPasswordLength: cfg.Security.MinPasswordLength, Throttle: throttle})
 	a.tokens = auth.NewTokens(d)
 	a.authn = auth.NewAuthenticator(a.users, a.tokens)
 	a.access = access.NewChecker(d)

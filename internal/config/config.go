@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/ini.v1"
+
+	"github.com/cairn-forge/cairn/internal/password"
 )
 
 // Config is the complete set of settings of one Cairn instance.
@@ -228,6 +230,11 @@ type SecuritySection struct {
 	DisableWebhooks   bool `key:"DISABLE_WEBHOOKS" default:"false" doc:"Turn webhooks off: nothing is delivered and the hook routes answer 403."`
 	ImportLocalPaths  bool `key:"IMPORT_LOCAL_PATHS" default:"false" doc:"Allow migrations from local paths of the server (for users allowed to)."`
 	MinPasswordLength int  `key:"MIN_PASSWORD_LENGTH" default:"1" doc:"Shortest password accepted."`
+	// PasswordHashAlgo names the argon2id parameters of new password hashes
+	// (password.ParseAlgorithm); validate derives PasswordParams from it.
+	PasswordHashAlgo string `key:"PASSWORD_HASH_ALGO" default:"argon2id" doc:"Hash of new passwords, always argon2id: argon2id for OWASP's parameters (19 MiB, 2 passes, 1 thread, 32 bytes), argon2 for Gitea's (64 MiB, 2 passes, 8 threads, 50 bytes), or argon2$TIME$MEMORY_KIB$THREADS$KEY_LENGTH. Each hash keeps its own parameters, so existing passwords still verify. Gitea's pbkdf2, bcrypt and scrypt are ignored with a warning."`
+	// PasswordParams are PasswordHashAlgo's parameters.
+	PasswordParams password.Params
 	// LoginFailuresPerAccount is how many failed password checks one login
 	// may have in LoginFailureWindow before password checks for it are
 	// refused with 429 until the window ends; 0 turns the limit off.

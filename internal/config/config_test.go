@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-forge/cairn/internal/password"
 )
 
 // load writes ini (if not empty) to a temporary data directory's cairn.ini
@@ -209,6 +211,8 @@ func TestErrors(t *testing.T) {
 		{"default private", "[repository]\nDEFAULT_PRIVATE = maybe\n", nil, "DEFAULT_PRIVATE"},
 		{"org visibility", "[service]\nDEFAULT_ORG_VISIBILITY = secret\n", nil, "DEFAULT_ORG_VISIBILITY"},
 		{"broken file", "[server\n", nil, "config file"},
+		{"password hash", "[security]\nPASSWORD_HASH_ALGO = md5\n", nil, `[security] PASSWORD_HASH_ALGO = "md5"`},
+		{"argon2 parameters", "", map[string]string{"CAIRN_SECURITY_PASSWORD_HASH_ALGO": "argon2$1$64$0$32"}, "threads must be a positive integer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(t, tc.ini, tc.env)
@@ -216,6 +220,23 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPasswordHashAlgo: PASSWORD_HASH_ALGO sets the argon2id parameters of
+// new hashes; Gitea's other algorithms start with a warning and the default.
+func TestPasswordHashAlgo(t *testing.T) {
+	if p := mustLoad(t, "", nil).Security.PasswordParams; p != password.Default {
+		t.Fatalf("default %+v", p)
+	}
+	c := mustLoad(t, "[security]\nPASSWORD_HASH_ALGO = argon2$1$64$1$32\n", nil)
+	if p := c.Security.PasswordParams; p != (password.Params{Time: 1, MemoryKiB: 64, Threads: 1, KeyLen: 32}) || len(c.Warnings) != 0 {
+		t.Fatalf("argon2$1$64$1$32: %+v %v", p, c.Warnings)
+	}
+	c = mustLoad(t, "[security]\nPASSWORD_HASH_ALGO = pbkdf2\n", nil)
+	if c.Security.PasswordParams != password.Default || len(c.Warnings) != 1 ||
+		c.Warnings[0].Name()+": "+c.Warnings[0].Reason() != "[security] PASSWORD_HASH_ALGO: Cairn hashes passwords with argon2id only; new hashes use its default parameters" {
+		t.Fatalf("pbkdf2: %+v %v", c.Security.PasswordParams, c.Warnings)
 	}
 }
 

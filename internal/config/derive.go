@@ -1,12 +1,15 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-forge/cairn/internal/password"
 )
 
 // derive folds the [server] and [database] keys into HTTPAddr, SSHAddr,
@@ -167,6 +170,15 @@ func (c *Config) validate() error {
 	if c.Log.Level == "warning" {
 		c.Log.Level = "warn"
 	}
+	params, err := password.ParseAlgorithm(c.Security.PasswordHashAlgo)
+	switch {
+	case errors.Is(err, password.ErrOtherAlgorithm):
+		c.Warnings = append(c.Warnings, KeyWarning{Section: "security", Key: "PASSWORD_HASH_ALGO",
+			Detail: "Cairn hashes passwords with argon2id only; new hashes use its default parameters"})
+	case err != nil:
+		return fmt.Errorf("[security] PASSWORD_HASH_ALGO = %w", err)
+	}
+	c.Security.PasswordParams = params
 	return c.deriveMailer()
 }
 

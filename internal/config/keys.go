@@ -46,11 +46,17 @@ type KeyWarning struct {
 	// NotSupportedYet is true for Gitea keys Cairn does not support yet,
 	// false for keys it does not know at all (a typo, another program's key).
 	NotSupportedYet bool
+	// Detail, if set, says why a key Cairn reads has no effect with the
+	// value given.
+	Detail string
 }
 
-// Reason is "not supported yet", "unknown key" or "unknown variable".
+// Reason is "not supported yet", "unknown key", "unknown variable" or the
+// warning's Detail.
 func (w KeyWarning) Reason() string {
 	switch {
+	case w.Detail != "":
+		return w.Detail
 	case w.NotSupportedYet:
 		return "not supported yet"
 	case w.Env != "":

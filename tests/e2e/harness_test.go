@@ -186,6 +186,10 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 		"CAIRN_ADMIN_EMAIL=" + adminEmail,
 		"CAIRN_DEBUG_QUERY_COUNT_HEADER=true",
 		"CAIRN_SERVER_SHUTDOWN_TIMEOUT=10s",
+		// Cheap password hashes (64 KiB, one pass): the suites hash and check
+		// thousands of passwords, each a CPU-bound fraction of a second with
+		// the default parameters. TestPasswordHashAlgo covers those.
+		"CAIRN_SECURITY_PASSWORD_HASH_ALGO=argon2$1$64$1$16",
 	}
 	if dbURL := testDatabaseURL(t); dbURL != "" {
 		env = append(env, "CAIRN_DATABASE_URL="+dbURL)
