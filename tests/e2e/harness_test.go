@@ -8,12 +8,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
@@ -33,6 +30,8 @@ import (
 	"code.gitea.io/sdk/gitea"
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/cairn-forge/cairn/internal/oidc"
 )
 
 const (
@@ -213,25 +212,29 @@ var (
 	signingKeyErr  error
 )
 
-// placeSigningKey writes one RSA-4096 key, generated once per test run, where
-// a server keeps its ID token signing key (jwt/private.pem, the default
-// RS256): each fresh data directory would otherwise spend a second or more of
-// CPU generating its own, and the suites start hundreds of servers.
-// TestOIDCKeyMadeAtFirstStart covers the generation (WithOwnSigningKey).
+// placeSigningKey writes one ID token signing key (RS256, the default),
+// made once per test run by Cairn's own oidc.SigningKey, where a server keeps
+// it (jwt/private.pem): each fresh data directory would otherwise spend a
+// second or more of CPU generating its own RSA-4096 key, and the suites
+// start hundreds of servers. TestOIDCKeyMadeAtFirstStart covers the
+// generation by the server (WithOwnSigningKey).
 func placeSigningKey(t testing.TB, dataDir string) {
 	t.Helper()
 	signingKeyOnce.Do(func() {
-		key, err := rsa.GenerateKey(rand.Reader, 4096)
+		dir, err := os.MkdirTemp("", "cairn-e2e-jwt-")
 		if err != nil {
 			signingKeyErr = err
 			return
 		}
-		der, err := x509.MarshalPKCS8PrivateKey(key)
+		defer os.RemoveAll(dir)
+		file := filepath.Join(dir, "private.pem")
+		key, err := oidc.NewSigningKey("RS256", file, "", nil)
 		if err != nil {
 			signingKeyErr = err
 			return
 		}
-		signingKeyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+		key.Prepare()
+		signingKeyPEM, signingKeyErr = os.ReadFile(file)
 	})
 	if signingKeyErr != nil {
 		t.Fatal(signingKeyErr)
