@@ -153,7 +153,7 @@ func Dump(ctx context.Context, inst Instance, w io.Writer) error {
 		}
 	}
 	if snap != nil {
-		if err := snap.writeTo(ctx, a.tw, sqliteEntry); err != nil {
+		if err := snap.writeTo(ctx, a.tw, sqliteEntry, a.buf); err != nil {
 			return fmt.Errorf("database: %w", err)
 		}
 	}

@@ -55,7 +55,7 @@ func TestSQLiteSnapshotStream(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	if err := snap.writeTo(ctx, tw, sqliteEntry); err != nil {
+	if err := snap.writeTo(ctx, tw, sqliteEntry, make([]byte, 0, 3*4096+100)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tw.Close(); err != nil {
